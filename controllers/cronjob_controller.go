@@ -1,0 +1,139 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// jobOwnerKey is the field index of Jobs by the name of their controlling CronJob.
+const jobOwnerKey = ".metadata.controller"
+
+// ControllerName is the name of the controller, used in logs, metrics and as the event reporter.
+const ControllerName = "cronjob-operator"
+
+// CronJobReconciler reconciles CronJob objects: it creates a Job for each scheduled time, tracks the active
+// Jobs, prunes finished ones beyond the history limits and requeues itself for the next scheduled time.
+type CronJobReconciler struct {
+	// Client reads (from the manager's cache) and writes objects.
+	Client client.Client
+	// APIReader reads from the API server, bypassing the cache. It confirms that a Job listed in
+	// status.active is really gone before it is dropped. Nil means Client.
+	APIReader client.Reader
+	// Scheme is the scheme used to build owner references.
+	Scheme *runtime.Scheme
+	// Clock is read once per reconcile. Nil means the real clock. When it also implements
+	// clock.WithTicker (as k8s.io/utils/clock/testing's FakeClock does), SetupWithManager makes the
+	// controller's workqueue use it too, so RequeueAfter delays elapse when the clock is stepped.
+	Clock clock.PassiveClock
+	// Recorder emits events (events.k8s.io API); mgr.GetEventRecorder(ControllerName) gives one.
+	Recorder events.EventRecorder
+	// MaxConcurrentReconciles is how many CronJobs are reconciled in parallel; 0 means 1.
+	MaxConcurrentReconciles int
+}
+
+// +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+
+// Reconcile loads the CronJob and its Jobs, reads the clock once, syncs, writes status once if it changed
+// and returns the requeue for the next scheduled time. User errors (bad schedule, unknown time zone) are
+// reported through an event and a condition and are not retried; API errors are returned, wrapped.
+func (r *CronJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var cj cronjobv1.CronJob
+	if err := r.Client.Get(ctx, req.NamespacedName, &cj); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	now := r.clock().Now()
+
+	var jobList batchv1.JobList
+	if err := r.Client.List(ctx, &jobList, client.InNamespace(cj.Namespace),
+		client.MatchingFields{jobOwnerKey: cj.Name}); err != nil {
+		return ctrl.Result{}, fmt.Errorf("listing jobs: %w", err)
+	}
+	jobs := make([]*batchv1.Job, 0, len(jobList.Items))
+	for i := range jobList.Items {
+		if isOwnedBy(&jobList.Items[i], &cj) {
+			jobs = append(jobs, &jobList.Items[i])
+		}
+	}
+
+	original := cj.DeepCopy()
+	s := &syncer{r: r, cj: &cj, jobs: jobs, now: now}
+	result, syncErr := s.sync(ctx)
+	if !equality.Semantic.DeepEqual(original.Status, cj.Status) {
+		patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
+		if err := r.Client.Status().Patch(ctx, &cj, patch); err != nil {
+			return ctrl.Result{}, errors.Join(syncErr, fmt.Errorf("writing status: %w", err))
+		}
+	}
+	return result, syncErr
+}
+
+func (r *CronJobReconciler) clock() clock.PassiveClock {
+	if r.Clock == nil {
+		return clock.RealClock{}
+	}
+	return r.Clock
+}
+
+func (r *CronJobReconciler) apiReader() client.Reader {
+	if r.APIReader == nil {
+		return r.Client
+	}
+	return r.APIReader
+}
+
+// SetupWithManager registers the Job owner index and the controller with the manager. The controller
+// watches CronJobs (spec changes only: a status-only update does not trigger a reconcile) and the Jobs
+// they control.
+func (r *CronJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &batchv1.Job{}, jobOwnerKey,
+		func(obj client.Object) []string {
+			owner := metav1.GetControllerOf(obj)
+			if owner == nil || owner.APIVersion != cronjobv1.GroupVersion.String() || owner.Kind != "CronJob" {
+				return nil
+			}
+			return []string{owner.Name}
+		}); err != nil {
+		return fmt.Errorf("indexing jobs by owner: %w", err)
+	}
+	opts := controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}
+	if ticker, ok := r.Clock.(clock.WithTicker); ok && !isRealClock(r.Clock) {
+		opts.NewQueue = func(name string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+			return workqueue.NewTypedRateLimitingQueueWithConfig(rl,
+				workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{Name: name, Clock: ticker})
+		}
+	}
+	return ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&cronjobv1.CronJob{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&batchv1.Job{}).
+		WithOptions(opts).
+		Complete(r)
+}
+
+func isRealClock(c clock.PassiveClock) bool {
+	switch c.(type) {
+	case clock.RealClock, *clock.RealClock:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,116 @@
+package controllers
+
+import (
+	"fmt"
+	"maps"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// jobName is the name of the Job for a scheduled time: "<cronjob>-<scheduled time in Unix minutes>", as in
+// batch/v1. It is deterministic, so a second create for the same run meets AlreadyExists instead of making
+// a duplicate. With names of at most cronjobv1.MaxNameLength characters it fits 63 characters.
+func jobName(cronJobName string, scheduled time.Time) string {
+	return fmt.Sprintf("%s-%d", cronJobName, scheduled.Unix()/60)
+}
+
+// newJob builds the Job for the run scheduled at `scheduled`: the template's labels, annotations and spec,
+// the scheduled-at annotation (RFC 3339 in loc, the CronJob's time zone) and a controller owner reference
+// to the CronJob, so the garbage collector deletes the Job with its CronJob.
+func newJob(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location) *batchv1.Job {
+	tmpl := cj.Spec.JobTemplate
+	job := &batchv1.Job{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        jobName(cj.Name, scheduled),
+			Namespace:   cj.Namespace,
+			Labels:      maps.Clone(tmpl.Labels),
+			Annotations: maps.Clone(tmpl.Annotations),
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cj,
+				cronjobv1.GroupVersion.WithKind("CronJob"))},
+		},
+		Spec: *tmpl.Spec.DeepCopy(),
+	}
+	if job.Annotations == nil {
+		job.Annotations = map[string]string{}
+	}
+	job.Annotations[cronjobv1.ScheduledAtAnnotation] = scheduled.In(loc).Format(time.RFC3339)
+	return job
+}
+
+// jobFinished reports whether a Job has finished, and how: batchv1.JobComplete or batchv1.JobFailed.
+// A Job is finished when either condition is True, as in batch/v1 CronJob.
+func jobFinished(job *batchv1.Job) (bool, batchv1.JobConditionType) {
+	for _, c := range job.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
+			return true, c.Type
+		}
+	}
+	return false, ""
+}
+
+// jobFailedTime returns the time a failed Job was marked failed (its Failed condition), or nil.
+func jobFailedTime(job *batchv1.Job) *metav1.Time {
+	for _, c := range job.Status.Conditions {
+		if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
+			t := c.LastTransitionTime
+			return &t
+		}
+	}
+	return nil
+}
+
+// isOwnedBy reports whether the CronJob is the Job's controller owner (matched by UID, so a CronJob
+// recreated under the same name does not adopt the Jobs of its predecessor).
+func isOwnedBy(job *batchv1.Job, cj *cronjobv1.CronJob) bool {
+	ref := metav1.GetControllerOf(job)
+	return ref != nil && ref.UID == cj.UID
+}
+
+// jobRef is the status.active entry for a Job.
+func jobRef(job *batchv1.Job) corev1.ObjectReference {
+	return corev1.ObjectReference{
+		APIVersion:      batchv1.SchemeGroupVersion.String(),
+		Kind:            "Job",
+		Namespace:       job.Namespace,
+		Name:            job.Name,
+		UID:             job.UID,
+		ResourceVersion: job.ResourceVersion,
+	}
+}
+
+// inActive reports whether status.active lists the Job with this UID.
+func inActive(status *cronjobv1.CronJobStatus, uid types.UID) bool {
+	for _, ref := range status.Active {
+		if ref.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+// addActive adds the Job to status.active unless it is listed already.
+func addActive(status *cronjobv1.CronJobStatus, job *batchv1.Job) {
+	if !inActive(status, job.UID) {
+		status.Active = append(status.Active, jobRef(job))
+	}
+}
+
+// removeActive drops the Job with this UID from status.active.
+func removeActive(status *cronjobv1.CronJobStatus, uid types.UID) {
+	kept := status.Active[:0]
+	for _, ref := range status.Active {
+		if ref.UID != uid {
+			kept = append(kept, ref)
+		}
+	}
+	if len(kept) == 0 {
+		kept = nil
+	}
+	status.Active = kept
+}

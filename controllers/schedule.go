@@ -1,0 +1,207 @@
+package controllers
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"k8s.io/utils/ptr"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// maxMissedTimes is how many unmet scheduled times may pile up before the controller warns with
+// TooManyMissedTimes. It matches batch/v1 CronJob. The most recent time still runs.
+const maxMissedTimes = 100
+
+// requeuePadding is added to the time until the next scheduled run when the controller asks to be requeued.
+// The check that a run is due is exact (now >= scheduled time), so a timer that fires early only costs one
+// more short requeue; the padding is kept small to keep the start skew small. batch/v1 pads by 100 ms.
+const requeuePadding = 10 * time.Millisecond
+
+// cronParser parses the standard five-field format and descriptors (@hourly, @every 90m, ...), the same
+// formats batch/v1 CronJob accepts.
+var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// scheduleError is a user error in spec.schedule or spec.timeZone; Reason is the event and condition reason.
+type scheduleError struct {
+	Reason  string
+	Message string
+}
+
+func (e *scheduleError) Error() string { return e.Message }
+
+// parseSchedule parses spec.schedule in the time zone spec.timeZone (UTC when nil) and returns the schedule
+// and its location. It never panics: a panic of the cron library on a malformed string becomes an error.
+// Errors are *scheduleError with Reason UnparseableSchedule or UnknownTimeZone and a message that says
+// what to fix.
+func parseSchedule(schedule string, timeZone *string) (sched cron.Schedule, loc *time.Location, err error) {
+	loc = time.UTC
+	if tz := ptr.Deref(timeZone, ""); tz != "" {
+		l, lerr := time.LoadLocation(tz)
+		if lerr != nil || strings.EqualFold(tz, "local") {
+			return nil, nil, &scheduleError{Reason: cronjobv1.ReasonUnknownTimeZone,
+				Message: fmt.Sprintf("spec.timeZone %q is not a known IANA time zone: use a name such as \"Europe/Berlin\" or leave it unset for UTC", tz)}
+		}
+		loc = l
+	}
+	trimmed := strings.TrimSpace(schedule)
+	if strings.Contains(trimmed, "TZ=") {
+		return nil, nil, &scheduleError{Reason: cronjobv1.ReasonUnparseableSchedule,
+			Message: fmt.Sprintf("spec.schedule %q must not contain TZ= or CRON_TZ=: remove the prefix and set spec.timeZone instead", schedule)}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			sched, loc = nil, nil
+			err = &scheduleError{Reason: cronjobv1.ReasonUnparseableSchedule,
+				Message: fmt.Sprintf("spec.schedule %q is malformed (%v): use five fields (minute hour day-of-month month day-of-week) or a descriptor such as @hourly", schedule, r)}
+		}
+	}()
+	s, perr := cronParser.Parse(trimmed)
+	if perr != nil {
+		return nil, nil, &scheduleError{Reason: cronjobv1.ReasonUnparseableSchedule,
+			Message: fmt.Sprintf("spec.schedule %q is not a valid cron schedule: %v; use five fields (minute hour day-of-month month day-of-week) or a descriptor such as @hourly", schedule, perr)}
+	}
+	if spec, ok := s.(*cron.SpecSchedule); ok {
+		// The parser defaults to time.Local, which would make the result depend on the machine.
+		spec.Location = loc
+	}
+	return s, loc, nil
+}
+
+// mostRecentScheduleTime returns the latest scheduled time in (since, now] and how many scheduled times
+// that window holds. The count is exact up to maxMissedTimes+1; any larger count is reported as
+// maxMissedTimes+1. anchor is the time an @every schedule counts its intervals from (the last scheduled
+// time, or the CronJob's creation); since must not be before anchor. A zero time means no scheduled time
+// in the window.
+//
+// The cost is bounded whatever the downtime: at most maxMissedTimes+1 steps forward, then a backward
+// search with doubling windows. Unlike batch/v1, which estimates the most recent time from the gap between
+// two runs once many were missed, the result is exact for irregular schedules too.
+func mostRecentScheduleTime(sched cron.Schedule, anchor, since, now time.Time) (time.Time, int) {
+	if !now.After(since) {
+		return time.Time{}, 0
+	}
+	if every, ok := sched.(cron.ConstantDelaySchedule); ok {
+		return mostRecentEvery(every.Delay, anchor, since, now)
+	}
+	t := sched.Next(since)
+	if t.IsZero() || t.After(now) {
+		return time.Time{}, 0
+	}
+	count := 1
+	for ; count <= maxMissedTimes; count++ {
+		n := sched.Next(t)
+		if n.IsZero() || n.After(now) {
+			return t, count
+		}
+		t = n
+	}
+	// More than maxMissedTimes: t is a known scheduled time <= now. Search back from now for the latest.
+	for w := time.Minute; ; w *= 2 {
+		from := now.Add(-w)
+		if !from.After(t) {
+			from = t
+		}
+		n := sched.Next(from)
+		if !n.IsZero() && !n.After(now) {
+			for m := sched.Next(n); !m.IsZero() && !m.After(now); m = sched.Next(n) {
+				n = m
+			}
+			return n, count
+		}
+		if from.Equal(t) {
+			return t, count
+		}
+	}
+}
+
+// mostRecentEvery is mostRecentScheduleTime for "@every <delay>": the scheduled times are anchor + k*delay
+// for k >= 1, so they never drift. This differs from batch/v1, which restarts the interval at
+// now - startingDeadlineSeconds and so can skip runs.
+func mostRecentEvery(delay time.Duration, anchor, since, now time.Time) (time.Time, int) {
+	if delay <= 0 || !now.After(anchor) {
+		return time.Time{}, 0
+	}
+	kMax := int64(now.Sub(anchor) / delay)
+	kMin := int64(since.Sub(anchor)/delay) + 1
+	if kMax < kMin {
+		return time.Time{}, 0
+	}
+	count := kMax - kMin + 1
+	if count > maxMissedTimes+1 {
+		count = maxMissedTimes + 1
+	}
+	return anchor.Add(time.Duration(kMax) * delay), int(count)
+}
+
+// nextScheduleTime returns the first scheduled time strictly after `after`, or the zero time when the
+// schedule has none in the next five years (the limit of the cron library). anchor is as for
+// mostRecentScheduleTime.
+func nextScheduleTime(sched cron.Schedule, anchor, after time.Time) time.Time {
+	if every, ok := sched.(cron.ConstantDelaySchedule); ok {
+		if every.Delay <= 0 {
+			return time.Time{}
+		}
+		if after.Before(anchor) {
+			return anchor.Add(every.Delay)
+		}
+		return anchor.Add(time.Duration(int64(after.Sub(anchor)/every.Delay)+1) * every.Delay)
+	}
+	return sched.Next(after)
+}
+
+// runPlan is what the schedule says about one reconcile: which run is due, what was missed, and when to
+// look again.
+type runPlan struct {
+	// Scheduled is the most recent unmet scheduled time within the starting deadline; zero if none is due.
+	Scheduled time.Time
+	// Missed is the most recent unmet scheduled time that is past the starting deadline; it is set only
+	// when Scheduled is zero, and such a run is not started (MissSchedule).
+	Missed time.Time
+	// Unmet is the number of unmet scheduled times within the deadline, exact up to maxMissedTimes+1.
+	Unmet int
+	// Next is the first scheduled time after now (and after the last scheduled time); zero if the schedule
+	// never fires again.
+	Next time.Time
+}
+
+// planRun computes the runPlan at `now` for a CronJob whose last scheduled time (or creation time, if it
+// never ran) is `earliest`, with an optional starting deadline in seconds. Matches batch/v1: the run to
+// start is the most recent unmet scheduled time in (max(earliest, now - deadline), now]. A clock that went
+// backwards (now before earliest) gives no run and a Next after earliest.
+func planRun(sched cron.Schedule, earliest, now time.Time, deadlineSeconds *int64) runPlan {
+	var plan runPlan
+	since := earliest
+	if deadlineSeconds != nil {
+		// A run exactly startingDeadlineSeconds late still starts, as in batch/v1: the window is closed
+		// at its start, and the cron library's Next is strictly after its argument.
+		if d := now.Add(-time.Duration(*deadlineSeconds)*time.Second - time.Nanosecond); d.After(since) {
+			since = d
+		}
+	}
+	plan.Scheduled, plan.Unmet = mostRecentScheduleTime(sched, earliest, since, now)
+	if plan.Scheduled.IsZero() && since.After(earliest) {
+		plan.Missed, _ = mostRecentScheduleTime(sched, earliest, earliest, since)
+	}
+	after := now
+	if earliest.After(after) {
+		after = earliest
+	}
+	plan.Next = nextScheduleTime(sched, earliest, after)
+	return plan
+}
+
+// requeueAfter returns how long to wait until the next scheduled time, plus requeuePadding; never negative.
+// ok is false when there is no next time.
+func requeueAfter(next, now time.Time) (d time.Duration, ok bool) {
+	if next.IsZero() {
+		return 0, false
+	}
+	d = next.Sub(now)
+	if d < 0 {
+		d = 0
+	}
+	return d + requeuePadding, true
+}

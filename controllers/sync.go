@@ -1,0 +1,144 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// syncer holds the state of one reconcile of one CronJob. Its methods change cj.Status in memory; the
+// reconciler writes it once at the end.
+type syncer struct {
+	r    *CronJobReconciler
+	cj   *cronjobv1.CronJob
+	jobs []*batchv1.Job // Jobs controlled by cj, from the cache
+	now  time.Time
+}
+
+// sync tracks the Jobs, prunes the history, and starts the run that is due, if any. It returns the requeue
+// for the next scheduled time.
+func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
+	if err := s.trackJobs(ctx); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := s.pruneHistory(ctx); err != nil {
+		return ctrl.Result{}, err
+	}
+	if s.cj.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+	sched, loc, err := parseSchedule(s.cj.Spec.Schedule, s.cj.Spec.TimeZone)
+	if err != nil {
+		var se *scheduleError
+		if !errors.As(err, &se) {
+			return ctrl.Result{}, err
+		}
+		s.event(corev1.EventTypeWarning, se.Reason, "Schedule", "%s", se.Message)
+		setScheduleValid(s.cj, metav1.ConditionFalse, se.Reason, se.Message, metav1.NewTime(s.now))
+		return ctrl.Result{}, nil // a user error: no requeue until the spec changes
+	}
+	if ptr.Deref(s.cj.Spec.Suspend, false) {
+		setScheduleValid(s.cj, metav1.ConditionTrue, cronjobv1.ReasonValidSchedule, "", metav1.NewTime(s.now))
+		return ctrl.Result{}, nil
+	}
+
+	plan := planRun(sched, earliestTime(s.cj).Time, s.now, s.cj.Spec.StartingDeadlineSeconds)
+	result := ctrl.Result{}
+	if d, ok := requeueAfter(plan.Next, s.now); ok {
+		result.RequeueAfter = d
+		setScheduleValid(s.cj, metav1.ConditionTrue, cronjobv1.ReasonValidSchedule, "", metav1.NewTime(s.now))
+	} else if plan.Scheduled.IsZero() {
+		msg := fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix spec.schedule", s.cj.Spec.Schedule)
+		s.event(corev1.EventTypeWarning, ReasonScheduleNeverFires, "Schedule", "%s", msg)
+		setScheduleValid(s.cj, metav1.ConditionFalse, ReasonScheduleNeverFires, msg, metav1.NewTime(s.now))
+	}
+
+	if plan.Scheduled.IsZero() {
+		if !plan.Missed.IsZero() {
+			s.event(corev1.EventTypeWarning, ReasonMissSchedule, "Schedule",
+				"Missed scheduled time to start a job: %s (past startingDeadlineSeconds %d)",
+				plan.Missed.In(loc).Format(time.RFC3339), ptr.Deref(s.cj.Spec.StartingDeadlineSeconds, 0))
+		}
+		return result, nil
+	}
+	if plan.Unmet > maxMissedTimes {
+		s.event(corev1.EventTypeWarning, ReasonTooManyMissedTimes, "Schedule",
+			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start",
+			maxMissedTimes, plan.Scheduled.In(loc).Format(time.RFC3339))
+	}
+	return result, s.startRun(ctx, plan.Scheduled, loc)
+}
+
+// startRun applies the concurrency policy and creates the Job for the scheduled time. On success
+// lastScheduleTime becomes the scheduled time and the Job joins status.active.
+func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Location) error {
+	log := ctrl.LoggerFrom(ctx)
+	switch s.cj.Spec.ConcurrencyPolicy {
+	case cronjobv1.ForbidConcurrent:
+		if len(s.cj.Status.Active) > 0 {
+			s.event(corev1.EventTypeNormal, ReasonJobAlreadyActive, "Schedule",
+				"Not starting job because prior execution is running and concurrency policy is Forbid")
+			return nil
+		}
+	case cronjobv1.ReplaceConcurrent:
+		for _, ref := range append([]corev1.ObjectReference(nil), s.cj.Status.Active...) {
+			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID}}
+			if err := s.deleteJob(ctx, job); err != nil {
+				return err
+			}
+			removeActive(&s.cj.Status, ref.UID)
+		}
+	}
+
+	job := newJob(s.cj, scheduled, loc)
+	err := s.r.Client.Create(ctx, job)
+	switch {
+	case apierrors.IsAlreadyExists(err):
+		existing := &batchv1.Job{}
+		if gerr := s.r.apiReader().Get(ctx, client.ObjectKeyFromObject(job), existing); gerr != nil {
+			return fmt.Errorf("getting existing job %s: %w", job.Name, gerr)
+		}
+		if !isOwnedBy(existing, s.cj) {
+			s.event(corev1.EventTypeWarning, ReasonFailedCreate, "Create",
+				"Job %s already exists and is not controlled by this CronJob; the run scheduled at %s is not started. Delete or rename that Job",
+				job.Name, scheduled.In(loc).Format(time.RFC3339))
+			return nil
+		}
+		// Our own Job, created by an earlier reconcile whose status write was lost: adopt it.
+		log.V(1).Info("Job already exists, adopting it", "job", klog.KObj(existing))
+		job = existing
+	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+		log.V(1).Info("Namespace is terminating, not creating Job", "job", klog.KObj(job))
+		return nil
+	case err != nil:
+		s.event(corev1.EventTypeWarning, ReasonFailedCreate, "Create", "Error creating job: %v", err)
+		return fmt.Errorf("creating job %s: %w", job.Name, err)
+	default:
+		log.Info("Created Job", "job", klog.KObj(job), "scheduledTime", scheduled.In(loc).Format(time.RFC3339))
+		s.event(corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
+	}
+	if finished, _ := jobFinished(job); !finished {
+		addActive(&s.cj.Status, job)
+	}
+	s.cj.Status.LastScheduleTime = ptr.To(metav1.NewTime(scheduled))
+	return nil
+}
+
+// event records an event about the CronJob.
+func (s *syncer) event(eventType, reason, action, note string, args ...any) {
+	if s.r.Recorder != nil {
+		s.r.Recorder.Eventf(s.cj, nil, eventType, reason, action, note, args...)
+	}
+}
