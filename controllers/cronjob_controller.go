@@ -84,7 +84,11 @@ func (r *CronJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 			return ctrl.Result{}, errors.Join(syncErr, fmt.Errorf("writing status: %w", err))
 		}
 	}
-	return result, syncErr
+	if syncErr != nil {
+		// controller-runtime ignores the result when the error is set; the error's backoff applies.
+		return ctrl.Result{}, syncErr
+	}
+	return result, nil
 }
 
 func (r *CronJobReconciler) clock() clock.PassiveClock {
@@ -105,14 +109,7 @@ func (r *CronJobReconciler) apiReader() client.Reader {
 // watches CronJobs (spec changes only: a status-only update does not trigger a reconcile) and the Jobs
 // they control.
 func (r *CronJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &batchv1.Job{}, jobOwnerKey,
-		func(obj client.Object) []string {
-			owner := metav1.GetControllerOf(obj)
-			if owner == nil || owner.APIVersion != cronjobv1.GroupVersion.String() || owner.Kind != "CronJob" {
-				return nil
-			}
-			return []string{owner.Name}
-		}); err != nil {
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &batchv1.Job{}, jobOwnerKey, indexJobOwner); err != nil {
 		return fmt.Errorf("indexing jobs by owner: %w", err)
 	}
 	opts := controller.Options{MaxConcurrentReconciles: r.MaxConcurrentReconciles}
@@ -128,6 +125,15 @@ func (r *CronJobReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		Owns(&batchv1.Job{}).
 		WithOptions(opts).
 		Complete(r)
+}
+
+// indexJobOwner is the jobOwnerKey index: the name of the Job's controlling CronJob of our group, if any.
+func indexJobOwner(obj client.Object) []string {
+	owner := metav1.GetControllerOf(obj)
+	if owner == nil || owner.APIVersion != cronjobv1.GroupVersion.String() || owner.Kind != "CronJob" {
+		return nil
+	}
+	return []string{owner.Name}
 }
 
 func isRealClock(c clock.PassiveClock) bool {

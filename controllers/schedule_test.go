@@ -1,0 +1,251 @@
+package controllers
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/robfig/cron/v3"
+	"k8s.io/utils/ptr"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// Fixed time anchors. 2026-03-02 is a Monday.
+var (
+	topOfTheHour = mustTime("2026-03-02T10:00:00Z")
+)
+
+func mustTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func mustParse(t *testing.T, schedule string, tz *string) cron.Schedule {
+	t.Helper()
+	s, _, err := parseSchedule(schedule, tz)
+	if err != nil {
+		t.Fatalf("parseSchedule(%q): %v", schedule, err)
+	}
+	return s
+}
+
+func TestParseSchedule(t *testing.T) {
+	cases := map[string]struct {
+		// spec
+		schedule string
+		timeZone *string
+		// expectations
+		wantReason   string // "" means no error
+		wantLocation string
+	}{
+		"five fields, no time zone, is UTC":      {schedule: "*/5 * * * *", wantLocation: "UTC"},
+		"descriptor":                             {schedule: "@hourly", wantLocation: "UTC"},
+		"every":                                  {schedule: "@every 90m", wantLocation: "UTC"},
+		"surrounding spaces are trimmed":         {schedule: "  0 * * * *  ", wantLocation: "UTC"},
+		"time zone":                              {schedule: "0 9 * * *", timeZone: ptr.To("Europe/Berlin"), wantLocation: "Europe/Berlin"},
+		"empty time zone is UTC":                 {schedule: "0 9 * * *", timeZone: ptr.To(""), wantLocation: "UTC"},
+		"minute out of range":                    {schedule: "61 * * * *", wantReason: cronjobv1.ReasonUnparseableSchedule},
+		"six fields":                             {schedule: "0 0 * * * *", wantReason: cronjobv1.ReasonUnparseableSchedule},
+		"empty":                                  {schedule: "", wantReason: cronjobv1.ReasonUnparseableSchedule},
+		"words":                                  {schedule: "every day at noon", wantReason: cronjobv1.ReasonUnparseableSchedule},
+		"TZ= prefix":                             {schedule: "TZ=UTC 0 * * * *", wantReason: cronjobv1.ReasonUnparseableSchedule},
+		"CRON_TZ= prefix":                        {schedule: "CRON_TZ=Europe/Berlin 0 * * * *", wantReason: cronjobv1.ReasonUnparseableSchedule},
+		"unknown time zone":                      {schedule: "0 * * * *", timeZone: ptr.To("Mars/Olympus_Mons"), wantReason: cronjobv1.ReasonUnknownTimeZone},
+		"Local is not a time zone name we allow": {schedule: "0 * * * *", timeZone: ptr.To("Local"), wantReason: cronjobv1.ReasonUnknownTimeZone},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sched, loc, err := parseSchedule(tc.schedule, tc.timeZone)
+			if tc.wantReason != "" {
+				var se *scheduleError
+				if !errors.As(err, &se) {
+					t.Fatalf("parseSchedule(%q) error = %v, want a *scheduleError", tc.schedule, err)
+				}
+				if se.Reason != tc.wantReason || se.Message == "" {
+					t.Errorf("parseSchedule(%q) = reason %q message %q, want reason %q and a message", tc.schedule, se.Reason, se.Message, tc.wantReason)
+				}
+				return
+			}
+			if err != nil || sched == nil {
+				t.Fatalf("parseSchedule(%q) = %v, %v; want a schedule", tc.schedule, sched, err)
+			}
+			if loc.String() != tc.wantLocation {
+				t.Errorf("location = %s, want %s", loc, tc.wantLocation)
+			}
+		})
+	}
+}
+
+func TestMostRecentScheduleTime(t *testing.T) {
+	cases := map[string]struct {
+		// spec
+		schedule string
+		timeZone *string
+		// history and environment
+		since time.Time // also the @every anchor
+		now   time.Time
+		// expectations
+		wantMostRecent time.Time // zero: none
+		wantCount      int
+	}{
+		"not time yet": {
+			schedule: "*/5 * * * *", since: topOfTheHour, now: topOfTheHour.Add(5*time.Minute - time.Second),
+		},
+		"is time, exactly": {
+			schedule: "*/5 * * * *", since: topOfTheHour, now: topOfTheHour.Add(5 * time.Minute),
+			wantMostRecent: topOfTheHour.Add(5 * time.Minute), wantCount: 1,
+		},
+		"three missed": {
+			schedule: "*/5 * * * *", since: topOfTheHour, now: topOfTheHour.Add(17 * time.Minute),
+			wantMostRecent: topOfTheHour.Add(15 * time.Minute), wantCount: 3,
+		},
+		"the start of the window is excluded": {
+			schedule: "0 * * * *", since: topOfTheHour, now: topOfTheHour.Add(30 * time.Minute),
+		},
+		"now before since (clock went backwards)": {
+			schedule: "* * * * *", since: topOfTheHour, now: topOfTheHour.Add(-time.Hour),
+		},
+		"a week overdue, minutely: capped count, exact most recent": {
+			schedule: "* * * * *", since: topOfTheHour, now: topOfTheHour.Add(7*24*time.Hour + 30*time.Second),
+			wantMostRecent: topOfTheHour.Add(7 * 24 * time.Hour), wantCount: maxMissedTimes + 1,
+		},
+		"exactly 100 missed": {
+			schedule: "* * * * *", since: topOfTheHour, now: topOfTheHour.Add(100 * time.Minute),
+			wantMostRecent: topOfTheHour.Add(100 * time.Minute), wantCount: 100,
+		},
+		"irregular schedule, two months overdue, ends on a Saturday": {
+			schedule: "30 6-16/4 * * 1-5", since: topOfTheHour, now: mustTime("2026-05-02T12:00:00Z"),
+			wantMostRecent: mustTime("2026-05-01T14:30:00Z"), wantCount: maxMissedTimes + 1,
+		},
+		"irregular hour list, a week overdue": {
+			schedule: "30 10,11,12 * * 1-5", since: topOfTheHour, now: mustTime("2026-03-09T11:00:00Z"),
+			wantMostRecent: mustTime("2026-03-09T10:30:00Z"), wantCount: 16,
+		},
+		"31 February never fires": {
+			schedule: "0 0 31 2 *", since: topOfTheHour, now: topOfTheHour.Add(365 * 24 * time.Hour),
+		},
+		"time zone: 09:00 in Berlin is 08:00 UTC in winter": {
+			schedule: "0 9 * * *", timeZone: ptr.To("Europe/Berlin"), since: topOfTheHour.Add(-10 * time.Hour), now: mustTime("2026-03-02T08:30:00Z"),
+			wantMostRecent: mustTime("2026-03-02T08:00:00Z"), wantCount: 1,
+		},
+		"no time zone is UTC, whatever the machine's zone": {
+			schedule: "0 9 * * *", since: topOfTheHour.Add(-10 * time.Hour), now: mustTime("2026-03-02T09:30:00Z"),
+			wantMostRecent: mustTime("2026-03-02T09:00:00Z"), wantCount: 1,
+		},
+		"@every, never ran: counted from the anchor": {
+			schedule: "@every 1h", since: topOfTheHour.Add(7 * time.Minute), now: topOfTheHour.Add(3*time.Hour + 30*time.Minute),
+			wantMostRecent: topOfTheHour.Add(3*time.Hour + 7*time.Minute), wantCount: 3,
+		},
+		"@every, not time yet": {
+			schedule: "@every 1h", since: topOfTheHour, now: topOfTheHour.Add(59 * time.Minute),
+		},
+		"@every, a year overdue": {
+			schedule: "@every 10m", since: topOfTheHour, now: topOfTheHour.Add(365*24*time.Hour + time.Minute),
+			wantMostRecent: topOfTheHour.Add(365 * 24 * time.Hour), wantCount: maxMissedTimes + 1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sched := mustParse(t, tc.schedule, tc.timeZone)
+			got, count := mostRecentScheduleTime(sched, tc.since, tc.since, tc.now)
+			if !got.Equal(tc.wantMostRecent) || count != tc.wantCount {
+				t.Errorf("mostRecentScheduleTime = %s, %d; want %s, %d", got, count, tc.wantMostRecent, tc.wantCount)
+			}
+		})
+	}
+}
+
+func TestPlanRun(t *testing.T) {
+	cases := map[string]struct {
+		// spec
+		schedule string
+		deadline *int64
+		// history and environment
+		earliest time.Time // lastScheduleTime, or creation
+		now      time.Time
+		// expectations
+		want runPlan
+	}{
+		"never ran, not time yet": {
+			schedule: "0 * * * *", earliest: topOfTheHour.Add(-30 * time.Minute), now: topOfTheHour.Add(-time.Second),
+			want: runPlan{Next: topOfTheHour},
+		},
+		"never ran, is time": {
+			schedule: "0 * * * *", earliest: topOfTheHour.Add(-30 * time.Minute), now: topOfTheHour.Add(time.Second),
+			want: runPlan{Scheduled: topOfTheHour, Unmet: 1, Next: topOfTheHour.Add(time.Hour)},
+		},
+		"ran, not time yet": {
+			schedule: "0 * * * *", earliest: topOfTheHour, now: topOfTheHour.Add(59 * time.Minute),
+			want: runPlan{Next: topOfTheHour.Add(time.Hour)},
+		},
+		"within a 10 s deadline": {
+			schedule: "0 * * * *", deadline: ptr.To[int64](10), earliest: topOfTheHour.Add(-time.Hour), now: topOfTheHour.Add(9 * time.Second),
+			want: runPlan{Scheduled: topOfTheHour, Unmet: 1, Next: topOfTheHour.Add(time.Hour)},
+		},
+		"exactly at a 10 s deadline still starts, as in batch/v1": {
+			schedule: "0 * * * *", deadline: ptr.To[int64](10), earliest: topOfTheHour.Add(-time.Hour), now: topOfTheHour.Add(10 * time.Second),
+			want: runPlan{Scheduled: topOfTheHour, Unmet: 1, Next: topOfTheHour.Add(time.Hour)},
+		},
+		"past a 10 s deadline": {
+			schedule: "0 * * * *", deadline: ptr.To[int64](10), earliest: topOfTheHour.Add(-time.Hour), now: topOfTheHour.Add(11 * time.Second),
+			want: runPlan{Missed: topOfTheHour, Next: topOfTheHour.Add(time.Hour)},
+		},
+		"a week overdue with a 2 h deadline: counts only within the deadline, both ends included": {
+			schedule: "*/5 * * * *", deadline: ptr.To[int64](7200), earliest: topOfTheHour, now: topOfTheHour.Add(7 * 24 * time.Hour),
+			want: runPlan{Scheduled: topOfTheHour.Add(7 * 24 * time.Hour), Unmet: 25, Next: topOfTheHour.Add(7*24*time.Hour + 5*time.Minute)},
+		},
+		"a week overdue with no deadline": {
+			schedule: "*/5 * * * *", earliest: topOfTheHour, now: topOfTheHour.Add(7*24*time.Hour + time.Minute),
+			want: runPlan{Scheduled: topOfTheHour.Add(7 * 24 * time.Hour), Unmet: maxMissedTimes + 1, Next: topOfTheHour.Add(7*24*time.Hour + 5*time.Minute)},
+		},
+		"clock went backwards before the last scheduled time": {
+			schedule: "*/5 * * * *", earliest: topOfTheHour, now: topOfTheHour.Add(-3 * time.Minute),
+			want: runPlan{Next: topOfTheHour.Add(5 * time.Minute)},
+		},
+		"@every with a deadline does not lose runs (batch/v1 re-anchors at now - deadline)": {
+			schedule: "@every 1h", deadline: ptr.To[int64](600), earliest: topOfTheHour, now: topOfTheHour.Add(time.Hour + 5*time.Minute),
+			want: runPlan{Scheduled: topOfTheHour.Add(time.Hour), Unmet: 1, Next: topOfTheHour.Add(2 * time.Hour)},
+		},
+		"@every past its deadline": {
+			schedule: "@every 1h", deadline: ptr.To[int64](600), earliest: topOfTheHour, now: topOfTheHour.Add(time.Hour + 11*time.Minute),
+			want: runPlan{Missed: topOfTheHour.Add(time.Hour), Next: topOfTheHour.Add(2 * time.Hour)},
+		},
+		"31 February never fires": {
+			schedule: "0 0 31 2 *", earliest: topOfTheHour, now: topOfTheHour.Add(time.Hour),
+			want: runPlan{},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := planRun(mustParse(t, tc.schedule, nil), tc.earliest, tc.now, tc.deadline)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("planRun mismatch (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRequeueAfter(t *testing.T) {
+	cases := map[string]struct {
+		next, now time.Time
+		want      time.Duration
+		wantOK    bool
+	}{
+		"next in five minutes":    {next: topOfTheHour.Add(5 * time.Minute), now: topOfTheHour, want: 5*time.Minute + requeuePadding, wantOK: true},
+		"next already passed":     {next: topOfTheHour, now: topOfTheHour.Add(time.Second), want: requeuePadding, wantOK: true},
+		"never fires: no requeue": {next: time.Time{}, now: topOfTheHour},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := requeueAfter(tc.next, tc.now)
+			if got != tc.want || ok != tc.wantOK {
+				t.Errorf("requeueAfter = %v, %v; want %v, %v", got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
