@@ -24,6 +24,14 @@ const requeuePadding = 10 * time.Millisecond
 // formats batch/v1 CronJob accepts.
 var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
 
+// minEvery and maxEvery bound the interval of an "@every" schedule. Below a minute two runs could get the
+// same Job name and one would be lost (batch/v1 accepts such schedules); above five years the interval
+// arithmetic could overflow, and no cron schedule looks further ahead either.
+const (
+	minEvery = time.Minute
+	maxEvery = 5 * 365 * 24 * time.Hour
+)
+
 // scheduleError is a user error in spec.schedule or spec.timeZone; Reason is the event and condition reason.
 type scheduleError struct {
 	Reason  string
@@ -62,6 +70,10 @@ func parseSchedule(schedule string, timeZone *string) (sched cron.Schedule, loc 
 	if perr != nil {
 		return nil, nil, &scheduleError{Reason: cronjobv1.ReasonUnparseableSchedule,
 			Message: fmt.Sprintf("spec.schedule %q is not a valid cron schedule: %v; use five fields (minute hour day-of-month month day-of-week) or a descriptor such as @hourly", schedule, perr)}
+	}
+	if every, ok := s.(cron.ConstantDelaySchedule); ok && (every.Delay < minEvery || every.Delay > maxEvery) {
+		return nil, nil, &scheduleError{Reason: cronjobv1.ReasonUnparseableSchedule,
+			Message: fmt.Sprintf("spec.schedule %q: the @every interval must be between %v and %v (Job names carry the scheduled minute, so two runs in one minute would share a name)", schedule, minEvery, maxEvery)}
 	}
 	if spec, ok := s.(*cron.SpecSchedule); ok {
 		// The parser defaults to time.Local, which would make the result depend on the machine.

@@ -1,0 +1,58 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// FuzzParseAndNext checks, for any schedule string: parsing never panics; what parses has strictly
+// increasing next times; the Job name is deterministic and fits 63 characters; and the most recent time
+// found is a real scheduled time no later than now.
+func FuzzParseAndNext(f *testing.F) {
+	for _, seed := range []string{
+		"* * * * *", "*/5 * * * *", "30 6-16/4 * * 1-5", "0 0 31 2 *", "@hourly", "@every 90m", "@every 1s",
+		"@every -5m", "@every 0s", "@every 99999999h", "0-59/0 * * * *", "*/0 * * * *", "60 * * * *",
+		"1-0 * * * *", "0 0 0 * *", "TZ=UTC * * * * *", "CRON_TZ= * * * * *", "@", "@every", "? ? ? ? ?",
+		"0 0 * * 7", "0 0 L * *", "5/ * * * *", "/5 * * * *", "1-2-3 * * * *", "99999999999999999999 * * * *",
+		"0 0 29 2 *", "0 0 * * MON-FRI", "0 0 1 JAN-DEC/3 *", "", " ", "\t* * * * *\n",
+	} {
+		f.Add(seed)
+	}
+	now := mustTime("2026-03-02T10:00:00Z")
+	f.Fuzz(func(t *testing.T, schedule string) {
+		sched, _, err := parseSchedule(schedule, ptr.To("Europe/Berlin"))
+		if err != nil {
+			return
+		}
+		prev := now
+		for range 5 {
+			next := nextScheduleTime(sched, now, prev)
+			if next.IsZero() {
+				break
+			}
+			if !next.After(prev) {
+				t.Fatalf("schedule %q: next time %s is not after %s", schedule, next, prev)
+			}
+			name := jobName(string(make([]byte, cronjobv1.MaxNameLength)), next)
+			if len(name) > 63 || name != jobName(string(make([]byte, cronjobv1.MaxNameLength)), next) {
+				t.Fatalf("schedule %q: job name %q is longer than 63 characters or not deterministic", schedule, name)
+			}
+			prev = next
+		}
+		later := now.Add(90 * 24 * time.Hour)
+		got, count := mostRecentScheduleTime(sched, now, now, later)
+		if got.IsZero() {
+			return
+		}
+		if got.After(later) || !got.After(now) || count < 1 {
+			t.Fatalf("schedule %q: most recent %s (count %d) is outside (%s, %s]", schedule, got, count, now, later)
+		}
+		if next := nextScheduleTime(sched, now, got); !next.IsZero() && !next.After(later) {
+			t.Fatalf("schedule %q: most recent %s is not the latest: %s is also <= %s", schedule, got, next, later)
+		}
+	})
+}
