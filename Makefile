@@ -1,0 +1,123 @@
+# Makefile of cronjob-operator. Targets are thin: longer logic lives in hack/. `make help` lists them.
+
+# Image to build and deploy.
+IMG ?= controller:latest
+# Kubernetes version of the envtest control plane and of kubectl; hack/tools/kube/go.mod pins the same one.
+ENVTEST_K8S_VERSION ?= 1.37.2
+# Directory with kube-apiserver, etcd and kubectl built by hack/envtest-assets.sh.
+HOST_ARCH := $(shell go env GOARCH)
+ENVTEST_ASSETS ?= $(abspath bin/k8s/$(ENVTEST_K8S_VERSION)-linux-$(HOST_ARCH))
+# kubectl used by install/deploy; the one built by envtest-assets unless given.
+KUBECTL ?= $(ENVTEST_ASSETS)/kubectl
+# Container tool used by docker-build and docker-push.
+CONTAINER_TOOL ?= docker
+
+SHELL = /usr/bin/env bash -o errexit -o nounset -o pipefail
+.SHELLFLAGS = -c
+
+.PHONY: all
+all: build
+
+##@ General
+
+.PHONY: help
+help: ## Display this help.
+	@awk 'BEGIN {FS = ":.*##"; printf "\nUsage:\n  make \033[36m<target>\033[0m\n"} /^[a-zA-Z_0-9-]+:.*?##/ { printf "  \033[36m%-16s\033[0m %s\n", $$1, $$2 } /^##@/ { printf "\n\033[1m%s\033[0m\n", substr($$0, 5) } ' $(MAKEFILE_LIST)
+
+##@ Development
+
+.PHONY: manifests
+# The crd generator keeps every field description (no maxDescLen): the API godoc is the CRD's documentation.
+# hack/crdpatch then drops the immutability (transition) rules copied from batch/v1 JobSpec into jobTemplate.
+manifests: controller-gen ## Generate the CRD (config/crd/bases) and the manager ClusterRole (config/rbac/role.yaml).
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	go run ./hack/crdpatch config/crd/bases/batch.cronjob-operator.dev_cronjobs.yaml
+
+.PHONY: generate
+generate: controller-gen ## Generate DeepCopy methods (zz_generated.deepcopy.go).
+	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+
+.PHONY: fmt
+fmt: ## Run go fmt.
+	go fmt ./...
+
+.PHONY: vet
+vet: ## Run go vet.
+	go vet ./...
+
+.PHONY: test
+test: manifests generate fmt vet envtest-assets ## Run all tests (unit and envtest) with coverage in cover.out.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./... -coverprofile cover.out
+
+.PHONY: test-unit
+test-unit: generate ## Run the tests that need no control plane (./api/... ./controllers/...).
+	go test ./api/... ./controllers/...
+
+.PHONY: envtest-assets
+envtest-assets: ## Build kube-apiserver, etcd and kubectl into bin/k8s/ (cached in ~/.cache; cold: 10-25 min).
+	ENVTEST_K8S_VERSION="$(ENVTEST_K8S_VERSION)" hack/envtest-assets.sh
+
+##@ Build
+
+.PHONY: build
+build: manifests generate fmt vet ## Build the manager binary into bin/manager (static, CGO_ENABLED=0).
+	CGO_ENABLED=0 go build -o bin/manager .
+
+# run: with KUBECONFIG set, install the CRD there and run the controller against it; otherwise start a
+# throwaway local control plane with the sample CronJob (hack/run-local.sh). RUN_ARGS go to the manager.
+.PHONY: run
+run: manifests generate fmt vet $(if $(KUBECONFIG),install,envtest-assets) ## Run the controller here: against KUBECONFIG if set, else in a local control plane.
+	$(if $(KUBECONFIG),go run ./main.go $(RUN_ARGS),ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/run-local.sh $(RUN_ARGS))
+
+.PHONY: docker-build
+docker-build: ## Build the container image IMG.
+	$(CONTAINER_TOOL) build -t $(IMG) .
+
+.PHONY: docker-push
+docker-push: ## Push the container image IMG.
+	$(CONTAINER_TOOL) push $(IMG)
+
+##@ Deployment
+
+ignore-not-found ?= false
+
+.PHONY: install
+install: manifests kustomize kubectl ## Install the CRD into the cluster of KUBECONFIG (server-side apply).
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) apply --server-side --force-conflicts -f -
+
+.PHONY: uninstall
+uninstall: manifests kustomize kubectl ## Uninstall the CRD (and so every CronJob). ignore-not-found=true to ignore missing objects.
+	$(KUSTOMIZE) build config/crd | $(KUBECTL) delete --ignore-not-found=$(ignore-not-found) -f -
+
+.PHONY: deploy
+deploy: manifests kustomize kubectl ## Deploy the controller with image IMG (server-side apply of config/default).
+	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" IMG="$(IMG)" hack/deploy.sh apply
+
+.PHONY: undeploy
+undeploy: kustomize kubectl ## Undeploy the controller. ignore-not-found=true to ignore missing objects.
+	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" IMG="$(IMG)" hack/deploy.sh delete --ignore-not-found=$(ignore-not-found)
+
+##@ Dependencies
+
+LOCALBIN ?= $(abspath bin)
+
+CONTROLLER_TOOLS_VERSION ?= v0.23.0
+# v5.8.3 is newer but needs Go 1.27; this module and the Dockerfile use Go 1.26.
+KUSTOMIZE_VERSION ?= v5.8.2
+
+CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
+
+.PHONY: controller-gen
+controller-gen: $(CONTROLLER_GEN) ## Install controller-gen into bin/ if needed.
+$(CONTROLLER_GEN):
+	hack/go-install-tool.sh $(LOCALBIN)/controller-gen sigs.k8s.io/controller-tools/cmd/controller-gen $(CONTROLLER_TOOLS_VERSION)
+
+.PHONY: kustomize
+kustomize: $(KUSTOMIZE) ## Install kustomize into bin/ if needed.
+$(KUSTOMIZE):
+	hack/go-install-tool.sh $(LOCALBIN)/kustomize sigs.k8s.io/kustomize/kustomize/v5 $(KUSTOMIZE_VERSION)
+
+# kubectl builds kubectl with envtest-assets unless KUBECTL was given.
+.PHONY: kubectl
+kubectl: $(if $(filter file,$(origin KUBECTL)),envtest-assets)
