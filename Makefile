@@ -30,7 +30,7 @@ help: ## Display this help.
 # The crd generator keeps every field description (no maxDescLen): the API godoc is the CRD's documentation.
 # hack/crdpatch then drops the immutability (transition) rules copied from batch/v1 JobSpec into jobTemplate.
 manifests: controller-gen ## Generate the CRD (config/crd/bases) and the manager ClusterRole (config/rbac/role.yaml).
-	$(CONTROLLER_GEN) rbac:roleName=manager-role crd webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:generateEmbeddedObjectMeta=true webhook paths="./..." output:crd:artifacts:config=config/crd/bases
 	go run ./hack/crdpatch config/crd/bases/batch.cronjob-operator.dev_cronjobs.yaml
 
 .PHONY: generate

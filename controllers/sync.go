@@ -83,8 +83,18 @@ func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 
 // startRun applies the concurrency policy and creates the Job for the scheduled time. On success
 // lastScheduleTime becomes the scheduled time and the Job joins status.active.
+//
+// A Job of ours already named for the scheduled time is that run: its create succeeded but the status write
+// was lost, or the CronJob came from a cache that has not seen the write yet. It is adopted before the
+// concurrency policy is applied, so that Forbid does not count the run as skipped and Replace does not
+// replace the run by itself.
 func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Location) error {
 	log := ctrl.LoggerFrom(ctx)
+	if job := s.jobNamed(jobName(s.cj.Name, scheduled)); job != nil {
+		log.V(1).Info("Job of the due run exists, adopting it", "job", klog.KObj(job))
+		s.recordRun(job, scheduled)
+		return nil
+	}
 	switch s.cj.Spec.ConcurrencyPolicy {
 	case cronjobv1.ForbidConcurrent:
 		if len(s.cj.Status.Active) > 0 {
@@ -129,10 +139,25 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 		log.Info("Created Job", "job", klog.KObj(job), "scheduledTime", scheduled.In(loc).Format(time.RFC3339))
 		s.event(corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
 	}
+	s.recordRun(job, scheduled)
+	return nil
+}
+
+// recordRun records that the run scheduled at `scheduled` has its Job.
+func (s *syncer) recordRun(job *batchv1.Job, scheduled time.Time) {
 	if finished, _ := jobFinished(job); !finished {
 		addActive(&s.cj.Status, job)
 	}
 	s.cj.Status.LastScheduleTime = ptr.To(metav1.NewTime(scheduled))
+}
+
+// jobNamed returns the Job of this CronJob with that name, from the Jobs listed for this reconcile, or nil.
+func (s *syncer) jobNamed(name string) *batchv1.Job {
+	for _, job := range s.jobs {
+		if job.Name == name {
+			return job
+		}
+	}
 	return nil
 }
 
