@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
@@ -24,6 +26,9 @@ import (
 
 // jobOwnerKey is the field index of Jobs by the name of their controlling CronJob.
 const jobOwnerKey = ".metadata.controller"
+
+// conflictRequeueDelay is how soon a reconcile whose status write met a conflict runs again.
+const conflictRequeueDelay = 100 * time.Millisecond
 
 // ControllerName is the name of the controller, used in logs, metrics and as the event reporter.
 const ControllerName = "cronjob-operator"
@@ -81,6 +86,13 @@ func (r *CronJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if !equality.Semantic.DeepEqual(original.Status, cj.Status) {
 		patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
 		if err := r.Client.Status().Patch(ctx, &cj, patch); err != nil {
+			if apierrors.IsConflict(err) && syncErr == nil {
+				// The cached CronJob was older than the one on the server, typically because this reconcile
+				// was triggered by the Job created by the previous one before its status write reached the
+				// cache. Every action here is idempotent, so look again shortly instead of logging an error.
+				ctrl.LoggerFrom(ctx).V(1).Info("Status write conflicted with a newer CronJob, requeueing")
+				return ctrl.Result{RequeueAfter: conflictRequeueDelay}, nil
+			}
 			return ctrl.Result{}, errors.Join(syncErr, fmt.Errorf("writing status: %w", err))
 		}
 	}

@@ -462,3 +462,24 @@ func TestReconcileDecisions(t *testing.T) {
 		})
 	}
 }
+
+func TestReconcileStatusConflictRequeuesQuietly(t *testing.T) {
+	cj := testCronJob()
+	f := newFixture(t, topOfTheHour.Add(2*time.Second), interceptor.Funcs{
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			return apierrors.NewConflict(cronjobv1.GroupVersion.WithResource("cronjobs").GroupResource(), obj.GetName(), fmt.Errorf("the object has been modified"))
+		},
+	}, cj)
+
+	res, err := f.reconcile(t)
+	if err != nil {
+		t.Fatalf("Reconcile error = %v, want none: a conflict is requeued quietly", err)
+	}
+	if res.RequeueAfter != conflictRequeueDelay {
+		t.Errorf("RequeueAfter = %v, want %v", res.RequeueAfter, conflictRequeueDelay)
+	}
+	// The Job was created; the next reconcile adopts it by name instead of creating another.
+	if diff := cmp.Diff([]string{name(topOfTheHour)}, f.jobNames(t)); diff != "" {
+		t.Errorf("Jobs (-want,+got):\n%s", diff)
+	}
+}

@@ -1,0 +1,153 @@
+package builders
+
+import (
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// DefaultSchedule is the schedule of a CronJob built by MakeCronJob: every five minutes.
+const DefaultSchedule = "*/5 * * * *"
+
+// CronJobWrapper builds a CronJob.
+type CronJobWrapper struct {
+	cronjobv1.CronJob
+}
+
+// MakeCronJob returns a builder of a valid CronJob: schedule DefaultSchedule and a Job template that runs
+// busybox once (restartPolicy Never). All other fields are unset, so the API server applies its defaults.
+func MakeCronJob(name, ns string) *CronJobWrapper {
+	return &CronJobWrapper{cronjobv1.CronJob{
+		TypeMeta:   metav1.TypeMeta{APIVersion: cronjobv1.GroupVersion.String(), Kind: "CronJob"},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: cronjobv1.CronJobSpec{
+			Schedule: DefaultSchedule,
+			JobTemplate: batchv1.JobTemplateSpec{
+				Spec: batchv1.JobSpec{Template: podTemplate()},
+			},
+		},
+	}}
+}
+
+// podTemplate is the Pod template of built Jobs and CronJobs: one busybox container that prints the date.
+func podTemplate() corev1.PodTemplateSpec {
+	return corev1.PodTemplateSpec{
+		Spec: corev1.PodSpec{
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{
+				Name:    "main",
+				Image:   "busybox",
+				Command: []string{"sh", "-c", "date"},
+			}},
+		},
+	}
+}
+
+// Obj returns a copy of the built CronJob.
+func (w *CronJobWrapper) Obj() *cronjobv1.CronJob {
+	return w.CronJob.DeepCopy()
+}
+
+// Schedule sets spec.schedule.
+func (w *CronJobWrapper) Schedule(schedule string) *CronJobWrapper {
+	w.Spec.Schedule = schedule
+	return w
+}
+
+// TimeZone sets spec.timeZone.
+func (w *CronJobWrapper) TimeZone(tz string) *CronJobWrapper {
+	w.Spec.TimeZone = ptr.To(tz)
+	return w
+}
+
+// ConcurrencyPolicy sets spec.concurrencyPolicy.
+func (w *CronJobWrapper) ConcurrencyPolicy(p cronjobv1.ConcurrencyPolicy) *CronJobWrapper {
+	w.Spec.ConcurrencyPolicy = p
+	return w
+}
+
+// Forbid sets spec.concurrencyPolicy to Forbid.
+func (w *CronJobWrapper) Forbid() *CronJobWrapper {
+	return w.ConcurrencyPolicy(cronjobv1.ForbidConcurrent)
+}
+
+// Replace sets spec.concurrencyPolicy to Replace.
+func (w *CronJobWrapper) Replace() *CronJobWrapper {
+	return w.ConcurrencyPolicy(cronjobv1.ReplaceConcurrent)
+}
+
+// Suspend sets spec.suspend to true.
+func (w *CronJobWrapper) Suspend() *CronJobWrapper {
+	w.Spec.Suspend = ptr.To(true)
+	return w
+}
+
+// StartingDeadlineSeconds sets spec.startingDeadlineSeconds.
+func (w *CronJobWrapper) StartingDeadlineSeconds(seconds int64) *CronJobWrapper {
+	w.Spec.StartingDeadlineSeconds = ptr.To(seconds)
+	return w
+}
+
+// HistoryLimits sets spec.successfulJobsHistoryLimit and spec.failedJobsHistoryLimit.
+func (w *CronJobWrapper) HistoryLimits(succeeded, failed int32) *CronJobWrapper {
+	w.Spec.SuccessfulJobsHistoryLimit = ptr.To(succeeded)
+	w.Spec.FailedJobsHistoryLimit = ptr.To(failed)
+	return w
+}
+
+// JobLabel sets a label of the Job template (spec.jobTemplate.metadata.labels), which the controller copies
+// onto each Job.
+func (w *CronJobWrapper) JobLabel(key, value string) *CronJobWrapper {
+	if w.Spec.JobTemplate.Labels == nil {
+		w.Spec.JobTemplate.Labels = map[string]string{}
+	}
+	w.Spec.JobTemplate.Labels[key] = value
+	return w
+}
+
+// JobAnnotation sets an annotation of the Job template, which the controller copies onto each Job.
+func (w *CronJobWrapper) JobAnnotation(key, value string) *CronJobWrapper {
+	if w.Spec.JobTemplate.Annotations == nil {
+		w.Spec.JobTemplate.Annotations = map[string]string{}
+	}
+	w.Spec.JobTemplate.Annotations[key] = value
+	return w
+}
+
+// UID sets metadata.uid, for tests without an API server.
+func (w *CronJobWrapper) UID(uid types.UID) *CronJobWrapper {
+	w.ObjectMeta.UID = uid
+	return w
+}
+
+// CreationTimestamp sets metadata.creationTimestamp, for tests without an API server (the API server sets
+// it on create with its own clock).
+func (w *CronJobWrapper) CreationTimestamp(t time.Time) *CronJobWrapper {
+	w.ObjectMeta.CreationTimestamp = metav1.NewTime(t)
+	return w
+}
+
+// LastScheduleTime sets status.lastScheduleTime. The API server ignores status on create: write it through
+// the status subresource (see framework.CreateCronJob).
+func (w *CronJobWrapper) LastScheduleTime(t time.Time) *CronJobWrapper {
+	w.Status.LastScheduleTime = ptr.To(metav1.NewTime(t))
+	return w
+}
+
+// Active adds a reference to the Job to status.active.
+func (w *CronJobWrapper) Active(job *batchv1.Job) *CronJobWrapper {
+	w.Status.Active = append(w.Status.Active, corev1.ObjectReference{
+		APIVersion: batchv1.SchemeGroupVersion.String(),
+		Kind:       "Job",
+		Namespace:  job.Namespace,
+		Name:       job.Name,
+		UID:        job.UID,
+	})
+	return w
+}

@@ -1,0 +1,73 @@
+package framework
+
+import (
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// Framework runs one envtest control plane (kube-apiserver and etcd, no controllers: no garbage collector,
+// no Job controller, no namespace deletion) with the CRDs of this repository installed.
+//
+// Init starts it and Teardown stops it; call them from BeforeSuite and AfterSuite. The zero value is ready
+// to use.
+type Framework struct {
+	// CRDPaths are the directories or files of the CRDs to install. Empty means DefaultCRDPaths().
+	CRDPaths []string
+
+	env *envtest.Environment
+	cfg *rest.Config
+}
+
+// Scheme returns a scheme with the built-in types and the CronJob API, the same as the manager's in main.go.
+func Scheme() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(cronjobv1.AddToScheme(s))
+	return s
+}
+
+// Init starts the control plane, installs the CRDs and returns its rest config and a live (uncached) client
+// for assertions. Controller logs go to the GinkgoWriter, so they are shown for failed specs only. It fails
+// the suite if the control plane does not start.
+func (f *Framework) Init() (*rest.Config, client.Client) {
+	ctrl.SetLogger(zap.New(zap.WriteTo(ginkgo.GinkgoWriter), zap.UseDevMode(true)))
+
+	assets, err := binaryAssetsDir()
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+	crdPaths := f.CRDPaths
+	if len(crdPaths) == 0 {
+		crdPaths = DefaultCRDPaths()
+	}
+	f.env = &envtest.Environment{
+		CRDDirectoryPaths:     crdPaths,
+		ErrorIfCRDPathMissing: true,
+		BinaryAssetsDirectory: assets,
+	}
+	ginkgo.By("starting the envtest control plane")
+	f.cfg, err = f.env.Start()
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "starting envtest")
+	gomega.ExpectWithOffset(1, f.cfg).NotTo(gomega.BeNil())
+
+	c, err := client.New(f.cfg, client.Options{Scheme: Scheme()})
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "creating the live client")
+	return f.cfg, c
+}
+
+// Teardown stops the control plane. Managers must be stopped first.
+func (f *Framework) Teardown() {
+	if f.env == nil {
+		return
+	}
+	ginkgo.By("stopping the envtest control plane")
+	gomega.ExpectWithOffset(1, f.env.Stop()).To(gomega.Succeed())
+}
