@@ -78,6 +78,9 @@ func parseSchedule(schedule string, timeZone *string) (sched cron.Schedule, loc 
 	if spec, ok := s.(*cron.SpecSchedule); ok {
 		// The parser defaults to time.Local, which would make the result depend on the machine.
 		spec.Location = loc
+		if loc != time.UTC {
+			return dstSchedule{spec: spec, fixedTime: hasFixedTime(trimmed, spec)}, loc, nil
+		}
 	}
 	return s, loc, nil
 }
