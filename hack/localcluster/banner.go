@@ -18,7 +18,6 @@ func printBanner(o options) {
 	lines := []string{
 		"cronjob-operator is running against a local control plane (kube-apiserver + etcd, no nodes).",
 		"",
-		"  export KUBECONFIG=" + o.kubeconfig,
 		"  " + kubectl + " --kubeconfig " + o.kubeconfig + " get cronjobs.batch.cronjob-operator.dev,jobs -A",
 		"",
 		"The samples of " + o.samples + " are created. Jobs are created but never run Pods: there is no",
