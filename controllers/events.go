@@ -9,7 +9,7 @@ const (
 	ReasonSuccessfulCreate = "SuccessfulCreate"
 	// ReasonFailedCreate (Warning): a Job could not be created, or a Job of that name exists and belongs to
 	// someone else.
-	ReasonFailedCreate = "FailedCreate"
+	ReasonFailedCreate = cronjobv1.ReasonFailedCreate
 	// ReasonSuccessfulDelete (Normal): a Job was deleted by the Replace policy or the history limits.
 	ReasonSuccessfulDelete = "SuccessfulDelete"
 	// ReasonFailedDelete (Warning): a Job could not be deleted.
@@ -26,7 +26,7 @@ const (
 	ReasonUnknownTimeZone = cronjobv1.ReasonUnknownTimeZone
 	// ReasonScheduleNeverFires (Warning): the schedule has no time in the next five years, such as
 	// "0 0 31 2 *" (31 February). batch/v1 has no such event.
-	ReasonScheduleNeverFires = "ScheduleNeverFires"
+	ReasonScheduleNeverFires = cronjobv1.ReasonScheduleNeverFires
 	// ReasonSawCompletedJob (Normal): an active Job finished and left status.active.
 	ReasonSawCompletedJob = "SawCompletedJob"
 	// ReasonMissingJob (Warning): a Job listed in status.active no longer exists.

@@ -167,6 +167,14 @@ func name(t time.Time) string { return jobName("hourly", t) }
 
 func timePtr(t time.Time) *metav1.Time { return ptr.To(metav1.NewTime(t)) }
 
+// observed sets status.observedSchedule: the controller last saw this schedule (UTC) and suspend state,
+// since `since`.
+func observed(schedule string, suspended bool, since time.Time) func(*cronjobv1.CronJob) {
+	return func(cj *cronjobv1.CronJob) {
+		cj.Status.ObservedSchedule = &cronjobv1.ObservedSchedule{Schedule: schedule, Suspended: suspended, Since: metav1.NewTime(since)}
+	}
+}
+
 func TestReconcileDecisions(t *testing.T) {
 	justAfterTheHour := topOfTheHour.Add(2 * time.Second)
 	beforeTheHour := topOfTheHour.Add(-time.Minute)
@@ -202,7 +210,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantActive:          []string{},
 			wantEvents:          []string{},
 			wantRequeue:         time.Minute + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"never ran, is time, Allow": {
 			now:                 justAfterTheHour,
@@ -211,7 +219,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSchedule:    timePtr(topOfTheHour),
 			wantEvents:          []string{"Normal SuccessfulCreate"},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"prev still active, is time, Allow": {
 			mutate:              []func(*cronjobv1.CronJob){ranLastHour, activeLastHour},
@@ -222,7 +230,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSchedule:    timePtr(topOfTheHour),
 			wantEvents:          []string{"Normal SuccessfulCreate"},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"prev still active, is time, Forbid": {
 			mutate:              []func(*cronjobv1.CronJob){forbid, ranLastHour, activeLastHour},
@@ -233,7 +241,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSchedule:    timePtr(lastHour),
 			wantEvents:          []string{"Normal JobAlreadyActive"},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"prev still active, is time, Replace": {
 			mutate:              []func(*cronjobv1.CronJob){replace, ranLastHour, activeLastHour},
@@ -244,7 +252,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSchedule:    timePtr(topOfTheHour),
 			wantEvents:          []string{"Normal SuccessfulDelete", "Normal SuccessfulCreate"},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"prev ran but done, is time, Forbid": {
 			mutate: []func(*cronjobv1.CronJob){forbid, ranLastHour, activeLastHour},
@@ -258,7 +266,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSuccessful:  timePtr(lastHour.Add(time.Minute)),
 			wantEvents:          []string{"Normal SawCompletedJob", "Normal SuccessfulCreate"},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"active Job gone from the API server": {
 			mutate:              []func(*cronjobv1.CronJob){forbid, ranLastHour, activeLastHour},
@@ -268,7 +276,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSchedule:    timePtr(topOfTheHour),
 			wantEvents:          []string{"Normal MissingJob", "Normal SuccessfulCreate"},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"running Job of ours missing from status.active is tracked, and Forbid respects it": {
 			mutate:              []func(*cronjobv1.CronJob){forbid, ranLastHour},
@@ -279,7 +287,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSchedule:    timePtr(lastHour),
 			wantEvents:          []string{"Normal JobAlreadyActive"},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"Job of the due run exists but the status write was lost, Forbid: adopted, not skipped": {
 			mutate:              []func(*cronjobv1.CronJob){forbid, ranLastHour},
@@ -290,7 +298,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSchedule:    timePtr(topOfTheHour),
 			wantEvents:          []string{},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"Job of the due run exists but the status write was lost, Replace: adopted, not replaced": {
 			mutate:              []func(*cronjobv1.CronJob){replace, ranLastHour},
@@ -301,7 +309,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSchedule:    timePtr(topOfTheHour),
 			wantEvents:          []string{},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"Job of the due run exists and already finished, status write lost: recorded, not run again": {
 			mutate: []func(*cronjobv1.CronJob){forbid, ranLastHour},
@@ -315,7 +323,55 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSuccessful:  timePtr(topOfTheHour.Add(time.Minute)),
 			wantEvents:          []string{},
 			wantRequeue:         time.Hour - 2*time.Minute - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
+		},
+		"schedule edited: the new schedule's run due before the edit was seen does not start": {
+			mutate:   []func(*cronjobv1.CronJob){ranLastHour, observed("30 * * * *", false, lastHour)},
+			now:      justAfterTheHour,
+			wantJobs: []string{}, wantActive: []string{}, wantEvents: []string{},
+			wantLastSchedule:    timePtr(lastHour),
+			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
+			wantConditionReason: cronjobv1.ReasonScheduled,
+		},
+		"resumed after a suspension: the run missed while suspended does not start": {
+			mutate:   []func(*cronjobv1.CronJob){ranLastHour, observed("0 * * * *", true, lastHour)},
+			now:      justAfterTheHour.Add(30 * time.Minute),
+			wantJobs: []string{}, wantActive: []string{}, wantEvents: []string{},
+			wantLastSchedule:    timePtr(lastHour),
+			wantRequeue:         30*time.Minute - 2*time.Second + requeuePadding,
+			wantConditionReason: cronjobv1.ReasonScheduled,
+		},
+		"resumed after a suspension: the first run after the resume starts": {
+			mutate:              []func(*cronjobv1.CronJob){ranLastHour, observed("0 * * * *", false, topOfTheHour.Add(-30*time.Minute))},
+			now:                 justAfterTheHour,
+			wantJobs:            []string{name(topOfTheHour)},
+			wantActive:          []string{name(topOfTheHour)},
+			wantLastSchedule:    timePtr(topOfTheHour),
+			wantEvents:          []string{"Normal SuccessfulCreate"},
+			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
+			wantConditionReason: cronjobv1.ReasonScheduled,
+		},
+		"time zone edited: the run due before the edit was seen does not start": {
+			mutate: []func(*cronjobv1.CronJob){ranLastHour, observed("0 * * * *", false, lastHour), func(cj *cronjobv1.CronJob) {
+				cj.Spec.TimeZone = ptr.To("Asia/Kolkata") // +05:30: the hour mark is at :30 UTC
+				cj.Status.ObservedSchedule.TimeZone = "UTC"
+			}},
+			now:      topOfTheHour.Add(31 * time.Minute),
+			wantJobs: []string{}, wantActive: []string{}, wantEvents: []string{},
+			wantLastSchedule:    timePtr(lastHour),
+			wantRequeue:         59*time.Minute + requeuePadding,
+			wantConditionReason: cronjobv1.ReasonScheduled,
+		},
+		"Ready recovers once the schedule is fixed": {
+			mutate: []func(*cronjobv1.CronJob){ranLastHour, func(cj *cronjobv1.CronJob) {
+				cj.Status.Conditions = []metav1.Condition{{Type: cronjobv1.ConditionReady, Status: metav1.ConditionFalse,
+					Reason: cronjobv1.ReasonUnparseableSchedule, LastTransitionTime: metav1.NewTime(lastHour)}}
+			}},
+			now:      beforeTheHour,
+			wantJobs: []string{}, wantActive: []string{}, wantEvents: []string{},
+			wantLastSchedule:    timePtr(lastHour),
+			wantRequeue:         time.Minute + requeuePadding,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"past a 10 s deadline": {
 			mutate:              []func(*cronjobv1.CronJob){ranLastHour, func(cj *cronjobv1.CronJob) { cj.Spec.StartingDeadlineSeconds = ptr.To[int64](10) }},
@@ -325,7 +381,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSchedule:    timePtr(lastHour),
 			wantEvents:          []string{"Warning MissSchedule"},
 			wantRequeue:         time.Hour - 11*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"more than 100 missed: warn and start only the most recent": {
 			mutate:              []func(*cronjobv1.CronJob){ranLastHour},
@@ -335,7 +391,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSchedule:    timePtr(topOfTheHour.Add(7 * 24 * time.Hour)),
 			wantEvents:          []string{"Warning TooManyMissedTimes", "Normal SuccessfulCreate"},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"suspended: nothing created, no requeue, history still pruned": {
 			mutate: []func(*cronjobv1.CronJob){ranLastHour, func(cj *cronjobv1.CronJob) {
@@ -350,7 +406,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantActive:          []string{},
 			wantLastSchedule:    timePtr(lastHour),
 			wantEvents:          []string{"Normal SuccessfulDelete"},
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonSuspended,
 		},
 		"unparseable schedule: warning, condition, no requeue": {
 			mutate:              []func(*cronjobv1.CronJob){func(cj *cronjobv1.CronJob) { cj.Spec.Schedule = "61 * * * *" }},
@@ -376,7 +432,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantLastSchedule:    timePtr(topOfTheHour),
 			wantEvents:          []string{},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"create meets AlreadyExists for a stranger's Job: warning, not adopted, no retry": {
 			jobs: func(cj *cronjobv1.CronJob) []*batchv1.Job {
@@ -389,7 +445,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantActive:          []string{},
 			wantEvents:          []string{"Warning FailedCreate"},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonFailedCreate,
 		},
 		"create fails because the namespace is terminating: no error, nothing recorded": {
 			now: justAfterTheHour,
@@ -402,7 +458,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantActive:          []string{},
 			wantEvents:          []string{},
 			wantRequeue:         time.Hour - 2*time.Second + requeuePadding,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonScheduled,
 		},
 		"create fails with a server error: FailedCreate and the error returned": {
 			now: justAfterTheHour,
@@ -413,7 +469,7 @@ func TestReconcileDecisions(t *testing.T) {
 			wantActive:          []string{},
 			wantEvents:          []string{"Warning FailedCreate"},
 			wantErr:             true,
-			wantConditionReason: cronjobv1.ReasonValidSchedule,
+			wantConditionReason: cronjobv1.ReasonFailedCreate,
 		},
 	}
 	for tcName, tc := range cases {
@@ -452,12 +508,12 @@ func TestReconcileDecisions(t *testing.T) {
 			}
 			reason := ""
 			for _, c := range got.Status.Conditions {
-				if c.Type == cronjobv1.ConditionScheduleValid {
+				if c.Type == cronjobv1.ConditionReady {
 					reason = c.Reason
 				}
 			}
 			if reason != tc.wantConditionReason {
-				t.Errorf("ScheduleValid reason = %q, want %q", reason, tc.wantConditionReason)
+				t.Errorf("Ready reason = %q, want %q", reason, tc.wantConditionReason)
 			}
 		})
 	}

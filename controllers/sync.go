@@ -28,7 +28,7 @@ type syncer struct {
 }
 
 // sync tracks the Jobs, prunes the history, and starts the run that is due, if any. It returns the requeue
-// for the next scheduled time.
+// for the next scheduled time, and sets the Ready condition once, from the outcome.
 func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 	if err := s.trackJobs(ctx); err != nil {
 		return ctrl.Result{}, err
@@ -39,6 +39,7 @@ func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 	if s.cj.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil
 	}
+	observeSchedule(s.cj, s.now)
 	sched, loc, err := parseSchedule(s.cj.Spec.Schedule, s.cj.Spec.TimeZone)
 	if err != nil {
 		var se *scheduleError
@@ -46,23 +47,23 @@ func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 			return ctrl.Result{}, err
 		}
 		s.event(corev1.EventTypeWarning, se.Reason, "Schedule", "%s", se.Message)
-		setScheduleValid(s.cj, metav1.ConditionFalse, se.Reason, se.Message, metav1.NewTime(s.now))
+		setReady(s.cj, metav1.ConditionFalse, se.Reason, se.Message, s.now)
 		return ctrl.Result{}, nil // a user error: no requeue until the spec changes
 	}
 	if ptr.Deref(s.cj.Spec.Suspend, false) {
-		setScheduleValid(s.cj, metav1.ConditionTrue, cronjobv1.ReasonValidSchedule, "", metav1.NewTime(s.now))
+		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonSuspended, "spec.suspend is true: no new runs start", s.now)
 		return ctrl.Result{}, nil
 	}
 
-	plan := planRun(sched, earliestTime(s.cj).Time, s.now, s.cj.Spec.StartingDeadlineSeconds)
+	plan := planRun(sched, earliestTime(s.cj), s.now, s.cj.Spec.StartingDeadlineSeconds)
 	result := ctrl.Result{}
 	if d, ok := requeueAfter(plan.Next, s.now); ok {
 		result.RequeueAfter = d
-		setScheduleValid(s.cj, metav1.ConditionTrue, cronjobv1.ReasonValidSchedule, "", metav1.NewTime(s.now))
 	} else if plan.Scheduled.IsZero() {
 		msg := fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix spec.schedule", s.cj.Spec.Schedule)
 		s.event(corev1.EventTypeWarning, ReasonScheduleNeverFires, "Schedule", "%s", msg)
-		setScheduleValid(s.cj, metav1.ConditionFalse, ReasonScheduleNeverFires, msg, metav1.NewTime(s.now))
+		setReady(s.cj, metav1.ConditionFalse, ReasonScheduleNeverFires, msg, s.now)
+		return result, nil
 	}
 
 	if plan.Scheduled.IsZero() {
@@ -71,6 +72,7 @@ func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 				"Missed scheduled time to start a job: %s (past startingDeadlineSeconds %d)",
 				plan.Missed.In(loc).Format(time.RFC3339), ptr.Deref(s.cj.Spec.StartingDeadlineSeconds, 0))
 		}
+		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonScheduled, "", s.now)
 		return result, nil
 	}
 	if plan.Unmet > maxMissedTimes {
@@ -78,7 +80,17 @@ func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start",
 			maxMissedTimes, plan.Scheduled.In(loc).Format(time.RFC3339))
 	}
-	return result, s.startRun(ctx, plan.Scheduled, loc)
+	failure, err := s.startRun(ctx, plan.Scheduled, loc)
+	switch {
+	case failure != "":
+		setReady(s.cj, metav1.ConditionFalse, ReasonFailedCreate, failure, s.now)
+	default:
+		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonScheduled, "", s.now)
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return result, nil
 }
 
 // startRun applies the concurrency policy and creates the Job for the scheduled time. On success
@@ -88,59 +100,62 @@ func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 // was lost, or the CronJob came from a cache that has not seen the write yet. It is adopted before the
 // concurrency policy is applied, so that Forbid does not count the run as skipped and Replace does not
 // replace the run by itself.
-func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Location) error {
+//
+// failure, when not empty, says why the run could not start (for the Ready condition); err is an API error
+// to retry.
+func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Location) (failure string, err error) {
 	log := ctrl.LoggerFrom(ctx)
 	if job := s.jobNamed(jobName(s.cj.Name, scheduled)); job != nil {
 		log.V(1).Info("Job of the due run exists, adopting it", "job", klog.KObj(job))
 		s.recordRun(job, scheduled)
-		return nil
+		return "", nil
 	}
 	switch s.cj.Spec.ConcurrencyPolicy {
 	case cronjobv1.ForbidConcurrent:
 		if len(s.cj.Status.Active) > 0 {
 			s.event(corev1.EventTypeNormal, ReasonJobAlreadyActive, "Schedule",
 				"Not starting job because prior execution is running and concurrency policy is Forbid")
-			return nil
+			return "", nil
 		}
 	case cronjobv1.ReplaceConcurrent:
 		for _, ref := range append([]corev1.ObjectReference(nil), s.cj.Status.Active...) {
 			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID}}
 			if err := s.deleteJob(ctx, job); err != nil {
-				return err
+				return fmt.Sprintf("deleting active job %s for concurrencyPolicy Replace: %v", ref.Name, err), err
 			}
 			removeActive(&s.cj.Status, ref.UID)
 		}
 	}
 
 	job := newJob(s.cj, scheduled, loc)
-	err := s.r.Client.Create(ctx, job)
+	err = s.r.Client.Create(ctx, job)
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		existing := &batchv1.Job{}
 		if gerr := s.r.apiReader().Get(ctx, client.ObjectKeyFromObject(job), existing); gerr != nil {
-			return fmt.Errorf("getting existing job %s: %w", job.Name, gerr)
+			return "", fmt.Errorf("getting existing job %s: %w", job.Name, gerr)
 		}
 		if !isOwnedBy(existing, s.cj) {
-			s.event(corev1.EventTypeWarning, ReasonFailedCreate, "Create",
-				"Job %s already exists and is not controlled by this CronJob; the run scheduled at %s is not started. Delete or rename that Job",
+			msg := fmt.Sprintf("Job %s already exists and is not controlled by this CronJob; the run scheduled at %s is not started. Delete or rename that Job",
 				job.Name, scheduled.In(loc).Format(time.RFC3339))
-			return nil
+			s.event(corev1.EventTypeWarning, ReasonFailedCreate, "Create", "%s", msg)
+			return msg, nil
 		}
 		// Our own Job, created by an earlier reconcile whose status write was lost: adopt it.
 		log.V(1).Info("Job already exists, adopting it", "job", klog.KObj(existing))
 		job = existing
 	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		log.V(1).Info("Namespace is terminating, not creating Job", "job", klog.KObj(job))
-		return nil
+		return "", nil
 	case err != nil:
 		s.event(corev1.EventTypeWarning, ReasonFailedCreate, "Create", "Error creating job: %v", err)
-		return fmt.Errorf("creating job %s: %w", job.Name, err)
+		return fmt.Sprintf("creating job %s: %v", job.Name, err), fmt.Errorf("creating job %s: %w", job.Name, err)
 	default:
 		log.Info("Created Job", "job", klog.KObj(job), "scheduledTime", scheduled.In(loc).Format(time.RFC3339))
 		s.event(corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
 	}
 	s.recordRun(job, scheduled)
-	return nil
+	return "", nil
 }
 
 // recordRun records that the run scheduled at `scheduled` has its Job.

@@ -117,24 +117,59 @@ type CronJobStatus struct {
 	// +optional
 	LastFailureTime *metav1.Time `json:"lastFailureTime,omitempty"`
 
-	// conditions describe the CronJob's state. ScheduleValid is False, with reason UnparseableSchedule or
-	// UnknownTimeZone, when the controller cannot evaluate the schedule.
+	// conditions describe the CronJob's state. Ready is True (reason Scheduled, or Suspended) while the
+	// controller can schedule runs, and False with the reason when it cannot: UnparseableSchedule,
+	// UnknownTimeZone, ScheduleNeverFires or FailedCreate. It turns True again as soon as the cause is gone.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// observedSchedule is the schedule, time zone and suspend state the controller acts on, and since when.
+	// Scheduled times at or before observedSchedule.since never start, so that editing the schedule or time
+	// zone, or resuming a suspended CronJob, never starts a run that was due before the change was seen.
+	// batch/v1 has no such field and starts the most recent missed run after such a change.
+	// +optional
+	ObservedSchedule *ObservedSchedule `json:"observedSchedule,omitempty"`
+}
+
+// ObservedSchedule is a schedule as the controller observed it, and since when.
+type ObservedSchedule struct {
+	// schedule is spec.schedule as observed.
+	// +required
+	Schedule string `json:"schedule"`
+
+	// timeZone is spec.timeZone as observed; empty means UTC.
+	// +optional
+	TimeZone string `json:"timeZone,omitempty"`
+
+	// suspended is spec.suspend as observed.
+	// +optional
+	Suspended bool `json:"suspended,omitempty"`
+
+	// since is when the controller first observed this schedule, time zone and suspend state. The first
+	// time the controller sees a CronJob it is status.lastScheduleTime, or the creation time if it never ran.
+	// +required
+	Since metav1.Time `json:"since"`
 }
 
 // Condition types and reasons of CronJobStatus.Conditions.
 const (
-	// ConditionScheduleValid is True when the schedule and time zone can be evaluated.
-	ConditionScheduleValid = "ScheduleValid"
-	// ReasonValidSchedule is the reason of a True ScheduleValid condition.
-	ReasonValidSchedule = "ValidSchedule"
-	// ReasonUnparseableSchedule is the reason of a False ScheduleValid condition for a bad schedule.
+	// ConditionReady is True while the controller can schedule runs of the CronJob.
+	ConditionReady = "Ready"
+	// ReasonScheduled is the reason of a True Ready condition of an active CronJob.
+	ReasonScheduled = "Scheduled"
+	// ReasonSuspended is the reason of a True Ready condition of a suspended CronJob.
+	ReasonSuspended = "Suspended"
+	// ReasonUnparseableSchedule: spec.schedule cannot be parsed.
 	ReasonUnparseableSchedule = "UnparseableSchedule"
-	// ReasonUnknownTimeZone is the reason of a False ScheduleValid condition for an unknown time zone.
+	// ReasonUnknownTimeZone: spec.timeZone is not a known IANA time zone.
 	ReasonUnknownTimeZone = "UnknownTimeZone"
+	// ReasonScheduleNeverFires: the schedule has no time in the next five years, such as "0 0 31 2 *".
+	ReasonScheduleNeverFires = "ScheduleNeverFires"
+	// ReasonFailedCreate: the Job of the due run could not be created, or a Job of its name belongs to
+	// someone else.
+	ReasonFailedCreate = "FailedCreate"
 )
 
 // CronJob runs a Job on a cron schedule, like batch/v1 CronJob.

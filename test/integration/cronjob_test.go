@@ -48,7 +48,7 @@ var _ = Describe("Scheduling", func() {
 		It("should create exactly one Job for it, and none before", func(ctx SpecContext) {
 			By("evaluating the schedule one second before the scheduled time")
 			Eventually(func(g Gomega) {
-				cond := meta.FindStatusCondition(getCronJob(ctx, g, cj).Status.Conditions, cronjobv1.ConditionScheduleValid)
+				cond := meta.FindStatusCondition(getCronJob(ctx, g, cj).Status.Conditions, cronjobv1.ConditionReady)
 				g.Expect(cond).NotTo(BeNil())
 				g.Expect(cond.Status).To(Equal(metav1.ConditionTrue))
 				g.Expect(cond.LastTransitionTime.Time).To(BeTemporally("==", at("10:04:59")))
@@ -235,7 +235,7 @@ var _ = Describe("Schedule validation", func() {
 			clk = startController(ns, at("10:00:00"))
 
 			Eventually(func(g Gomega) {
-				cond := meta.FindStatusCondition(getCronJob(ctx, g, cj).Status.Conditions, cronjobv1.ConditionScheduleValid)
+				cond := meta.FindStatusCondition(getCronJob(ctx, g, cj).Status.Conditions, cronjobv1.ConditionReady)
 				g.Expect(cond).NotTo(BeNil())
 				g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
 				g.Expect(cond.Reason).To(Equal(cronjobv1.ReasonUnparseableSchedule))
@@ -256,7 +256,7 @@ var _ = Describe("Schedule validation", func() {
 			Expect(k8sClient.Patch(ctx, cj, patch)).To(Succeed())
 
 			Eventually(func(g Gomega) {
-				cond := meta.FindStatusCondition(getCronJob(ctx, g, cj).Status.Conditions, cronjobv1.ConditionScheduleValid)
+				cond := meta.FindStatusCondition(getCronJob(ctx, g, cj).Status.Conditions, cronjobv1.ConditionReady)
 				g.Expect(cond).NotTo(BeNil())
 				g.Expect(cond.Status).To(Equal(metav1.ConditionTrue))
 				g.Expect(cond.ObservedGeneration).To(Equal(cj.Generation))
