@@ -1,0 +1,42 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+)
+
+// BenchmarkMostRecentScheduleTime measures the missed-run computation after long downtime: the cost is
+// bounded (at most maxMissedTimes+1 steps forward, then a doubling backward search), whatever the gap.
+func BenchmarkMostRecentScheduleTime(b *testing.B) {
+	cases := map[string]struct {
+		schedule string
+		timeZone *string
+		overdue  time.Duration
+	}{
+		"hourly, one year overdue":                  {schedule: "0 * * * *", overdue: 365 * 24 * time.Hour},
+		"minutely, one year overdue":                {schedule: "* * * * *", overdue: 365 * 24 * time.Hour},
+		"irregular 30 6-16/4 * * 1-5, one year":     {schedule: "30 6-16/4 * * 1-5", overdue: 365 * 24 * time.Hour},
+		"hourly in Europe/Berlin, one year overdue": {schedule: "5 * * * *", timeZone: ptr.To("Europe/Berlin"), overdue: 365 * 24 * time.Hour},
+		"daily 02:30 in Europe/Berlin, one year":    {schedule: "30 2 * * *", timeZone: ptr.To("Europe/Berlin"), overdue: 365 * 24 * time.Hour},
+		"@every 7m, one year overdue":               {schedule: "@every 7m", overdue: 365 * 24 * time.Hour},
+		"hourly, due now (the common case)":         {schedule: "0 * * * *", overdue: time.Hour},
+	}
+	for name, bc := range cases {
+		b.Run(name, func(b *testing.B) {
+			sched, _, err := parseSchedule(bc.schedule, bc.timeZone)
+			if err != nil {
+				b.Fatal(err)
+			}
+			since := topOfTheHour
+			now := since.Add(bc.overdue + 30*time.Second)
+			b.ReportAllocs()
+			for b.Loop() {
+				if t, _ := mostRecentScheduleTime(sched, since, since, now); t.IsZero() {
+					b.Fatal("no scheduled time found")
+				}
+			}
+		})
+	}
+}
