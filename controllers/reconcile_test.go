@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,9 +13,11 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -32,17 +35,21 @@ const testNamespace = "ns"
 // created is when the test CronJobs were created: an hour before topOfTheHour.
 var created = topOfTheHour.Add(-time.Hour)
 
-func testScheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
+// testScheme is built once: registering every client-go type is the slowest part of building a fixture.
+var testScheme = sync.OnceValue(func() *runtime.Scheme {
 	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := cronjobv1.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
+	utilruntime.Must(clientgoscheme.AddToScheme(s))
+	utilruntime.Must(cronjobv1.AddToScheme(s))
 	return s
-}
+})
+
+// testRESTMapper is built once too: without it the fake client builds a mapper of every scheme type.
+var testRESTMapper = sync.OnceValue(func() meta.RESTMapper {
+	m := meta.NewDefaultRESTMapper(nil)
+	m.Add(batchv1.SchemeGroupVersion.WithKind("Job"), meta.RESTScopeNamespace)
+	m.Add(cronjobv1.GroupVersion.WithKind("CronJob"), meta.RESTScopeNamespace)
+	return m
+})
 
 // testCronJob is an hourly CronJob "hourly" created at `created`.
 func testCronJob(mutate ...func(*cronjobv1.CronJob)) *cronjobv1.CronJob {
@@ -101,7 +108,7 @@ func newFixture(t *testing.T, now time.Time, funcs interceptor.Funcs, objs ...cl
 		}
 		return c.Create(ctx, obj, opts...)
 	}
-	c := fake.NewClientBuilder().WithScheme(testScheme(t)).WithObjects(objs...).
+	c := fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(testRESTMapper()).WithObjects(objs...).
 		WithStatusSubresource(&cronjobv1.CronJob{}).
 		WithIndex(&batchv1.Job{}, jobOwnerKey, indexJobOwner).
 		WithInterceptorFuncs(funcs).Build()
@@ -474,6 +481,7 @@ func TestReconcileDecisions(t *testing.T) {
 	}
 	for tcName, tc := range cases {
 		t.Run(tcName, func(t *testing.T) {
+			t.Parallel()
 			cj := testCronJob(tc.mutate...)
 			objs := []client.Object{cj}
 			if tc.jobs != nil {
