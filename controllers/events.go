@@ -29,7 +29,7 @@ const (
 	ReasonScheduleNeverFires = cronjobv1.ReasonScheduleNeverFires
 	// ReasonSawCompletedJob (Normal): an active Job finished and left status.active.
 	ReasonSawCompletedJob = "SawCompletedJob"
-	// ReasonMissingJob (Warning): a Job listed in status.active no longer exists.
+	// ReasonMissingJob (Normal, as in batch/v1): a Job listed in status.active no longer exists.
 	ReasonMissingJob = "MissingJob"
 	// ReasonUnexpectedJob (Warning): a Job listed in status.active is not a Job of this CronJob.
 	ReasonUnexpectedJob = "UnexpectedJob"

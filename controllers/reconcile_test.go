@@ -16,9 +16,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -42,6 +44,9 @@ var testScheme = sync.OnceValue(func() *runtime.Scheme {
 	utilruntime.Must(cronjobv1.AddToScheme(s))
 	return s
 })
+
+// testCodecs decodes for the fake client's object tracker, built once.
+var testCodecs = sync.OnceValue(func() serializer.CodecFactory { return serializer.NewCodecFactory(testScheme()) })
 
 // testRESTMapper is built once too: without it the fake client builds a mapper of every scheme type.
 var testRESTMapper = sync.OnceValue(func() meta.RESTMapper {
@@ -98,6 +103,9 @@ type fixture struct {
 }
 
 // newFixture builds the fixture. Created objects get UID "uid-<name>", as the API server would give one.
+// The fake client gets a plain object tracker: the default, field-managed one builds a client-go scheme per
+// client and tracks managedFields on every write, which makes a case several times slower under -race; the
+// controller does not use server-side apply.
 func newFixture(t *testing.T, now time.Time, funcs interceptor.Funcs, objs ...client.Object) *fixture {
 	t.Helper()
 	create := funcs.Create
@@ -108,7 +116,8 @@ func newFixture(t *testing.T, now time.Time, funcs interceptor.Funcs, objs ...cl
 		}
 		return c.Create(ctx, obj, opts...)
 	}
-	c := fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(testRESTMapper()).WithObjects(objs...).
+	c := fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(testRESTMapper()).
+		WithObjectTracker(clienttesting.NewObjectTracker(testScheme(), testCodecs().UniversalDecoder())).WithObjects(objs...).
 		WithStatusSubresource(&cronjobv1.CronJob{}).
 		WithIndex(&batchv1.Job{}, jobOwnerKey, indexJobOwner).
 		WithInterceptorFuncs(funcs).Build()

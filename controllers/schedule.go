@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -189,7 +190,9 @@ type runPlan struct {
 func planRun(sched cron.Schedule, earliest, now time.Time, deadlineSeconds *int64) runPlan {
 	var plan runPlan
 	since := earliest
-	if deadlineSeconds != nil {
+	// A deadline longer than time.Duration can hold (292 years) is no deadline; multiplying it would
+	// overflow and put the window's start in the future (batch/v1 has that overflow).
+	if deadlineSeconds != nil && *deadlineSeconds <= int64(math.MaxInt64/time.Second) {
 		// A run exactly startingDeadlineSeconds late still starts, as in batch/v1: the window is closed
 		// at its start, and the cron library's Next is strictly after its argument.
 		if d := now.Add(-time.Duration(*deadlineSeconds)*time.Second - time.Nanosecond); d.After(since) {

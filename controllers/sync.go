@@ -28,14 +28,23 @@ type syncer struct {
 }
 
 // sync tracks the Jobs, prunes the history, and starts the run that is due, if any. It returns the requeue
-// for the next scheduled time, and sets the Ready condition once, from the outcome.
+// for the next scheduled time.
 func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 	if err := s.trackJobs(ctx); err != nil {
 		return ctrl.Result{}, err
 	}
-	if err := s.pruneHistory(ctx); err != nil {
+	// A failed history delete must not block the due run: it is returned after the run is started.
+	pruneErr := s.pruneHistory(ctx)
+	res, err := s.scheduleRun(ctx)
+	if err = errors.Join(err, pruneErr); err != nil {
 		return ctrl.Result{}, err
 	}
+	return res, nil
+}
+
+// scheduleRun evaluates the schedule and starts the run that is due, if any. It returns the requeue for the
+// next scheduled time, and sets the Ready condition once, from the outcome.
+func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	if s.cj.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil
 	}
@@ -105,10 +114,19 @@ func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 // to retry.
 func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Location) (failure string, err error) {
 	log := ctrl.LoggerFrom(ctx)
-	if job := s.jobNamed(jobName(s.cj.Name, scheduled)); job != nil {
+	name := jobName(s.cj.Name, scheduled)
+	if job := s.jobNamed(name); job != nil {
 		log.V(1).Info("Job of the due run exists, adopting it", "job", klog.KObj(job))
 		s.recordRun(job, scheduled)
 		return "", nil
+	}
+	for _, ref := range s.cj.Status.Active {
+		// Listed as active, and confirmed on the API server by trackJobs, but not in the cache yet.
+		if ref.Name == name {
+			log.V(1).Info("Job of the due run is active, adopting it", "job", name)
+			s.cj.Status.LastScheduleTime = ptr.To(metav1.NewTime(scheduled))
+			return "", nil
+		}
 	}
 	switch s.cj.Spec.ConcurrencyPolicy {
 	case cronjobv1.ForbidConcurrent:

@@ -59,8 +59,8 @@ type CronJobSpec struct {
 	TimeZone *string `json:"timeZone,omitempty"`
 
 	// startingDeadlineSeconds is how late, in seconds, a run may start after its scheduled time. A run
-	// that could not start within it is counted as missed (MissSchedule event) and not started. Unset means
-	// no deadline: a late run always starts.
+	// that could not start within it is counted as missed (MissSchedule event) and not started. Unset (or
+	// more than 292 years) means no deadline: a late run always starts.
 	// +kubebuilder:validation:Minimum=0
 	// +optional
 	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty"`

@@ -1,0 +1,220 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+var (
+	errInternal  = apierrors.NewInternalError(errors.New("etcd is down"))
+	errForbidden = apierrors.NewForbidden(batchv1.Resource("jobs"), "", errors.New("RBAC says no"))
+	errNotFound  = apierrors.NewNotFound(batchv1.Resource("jobs"), "")
+)
+
+// TestMatrixReplaceFailures pins Replace when a call about the active Job fails: a failed DELETE leaves the
+// Job active, starts nothing, reports FailedDelete and the Ready condition FailedCreate, and returns the
+// error (so the retry backs off); a DELETE or GET that finds the Job gone lets the run start; a failed GET
+// of an active Job the cache lacks stops the reconcile before any policy applies.
+func TestMatrixReplaceFailures(t *testing.T) {
+	const pad = requeuePadding
+	replace, scheduled, failedCreate := policy(cronjobv1.ReplaceConcurrent), cronjobv1.ReasonScheduled, cronjobv1.ReasonFailedCreate
+	activeBefore := fns(replace, lastRun(priorHour), listed(runningJob(priorHour)))
+	missingFromCache := fns(replace, lastRun(priorHour), listed(runningJob(priorHour)))
+	deleteFails := outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evFailedDelete},
+		StatusWrites: 1, Ready: failedCreate, Err: true}
+	getFails := outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Ready: scheduled, Err: true}
+	startsNew := outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)},
+		LastSchedule: timePtr(topOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
+		Requeue: time.Hour - 5*time.Second + pad}
+	onlyFor := func(job string, err error) interceptor.Funcs {
+		return interceptor.Funcs{Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			if obj.GetName() == job {
+				return err
+			}
+			return c.Delete(ctx, obj, opts...)
+		}}
+	}
+	alreadyExists := func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		return apierrors.NewAlreadyExists(batchv1.Resource("jobs"), obj.GetName())
+	}
+
+	runMatrix(t, map[string]scenario{
+		"still active, is time, Replace, DELETE fails with a server error": {
+			cronJob: activeBefore, jobs: jobsOf(runningJob(priorHour)), now: isTime, funcs: jobFaults("delete", errInternal),
+			want: deleteFails,
+		},
+		"still active, is time, Replace, DELETE is forbidden": {
+			cronJob: activeBefore, jobs: jobsOf(runningJob(priorHour)), now: isTime, funcs: jobFaults("delete", errForbidden),
+			want: deleteFails,
+		},
+		"still active, is time, Replace, DELETE finds the Job already gone: the run starts": {
+			cronJob: activeBefore, jobs: jobsOf(runningJob(priorHour)), now: isTime, funcs: jobFaults("delete", errNotFound),
+			want: startsNew,
+		},
+		"two still active, is time, Replace, the second DELETE fails: the first is gone, nothing starts": {
+			cronJob: fns(replace, lastRun(priorHour), listed(runningJob(hm(8, 0)), runningJob(priorHour))),
+			jobs:    jobsOf(runningJob(hm(8, 0)), runningJob(priorHour)), now: isTime, funcs: onlyFor(name(priorHour), errInternal),
+			want: outcome{Deleted: []string{name(hm(8, 0))}, Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour),
+				Events: []string{evDeleted, evFailedDelete}, StatusWrites: 1, Ready: failedCreate, Err: true},
+		},
+		"still active, is time, Replace, the CREATE after the DELETE fails: FailedCreate, the error is returned": {
+			cronJob: activeBefore, jobs: jobsOf(runningJob(priorHour)), now: isTime,
+			funcs: interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				return errInternal
+			}},
+			want: outcome{Deleted: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evDeleted, evFailedCreate},
+				StatusWrites: 1, Ready: failedCreate, Err: true},
+		},
+		"still active, is time, Replace, CREATE meets AlreadyExists and the GET of that Job fails": {
+			cronJob: activeBefore, jobs: jobsOf(runningJob(priorHour)), now: isTime,
+			funcs: interceptor.Funcs{Create: alreadyExists, Get: jobFaults("get", errInternal).Get},
+			want: outcome{Deleted: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evDeleted},
+				StatusWrites: 1, Ready: scheduled, Err: true},
+		},
+		"still active but not in the cache, is time, Replace, GET fails with a server error: nothing done": {
+			cronJob: missingFromCache, now: isTime, funcs: jobFaults("get", errInternal),
+			want: getFails,
+		},
+		"still active but not in the cache, is time, Replace, GET is forbidden: nothing done": {
+			cronJob: missingFromCache, now: isTime, funcs: jobFaults("get", errForbidden),
+			want: getFails,
+		},
+		"still active but not in the cache, is time, Forbid, GET fails: nothing done": {
+			cronJob: fns(policy(cronjobv1.ForbidConcurrent), lastRun(priorHour), listed(runningJob(priorHour))),
+			now:     isTime, funcs: jobFaults("get", errInternal),
+			want: getFails,
+		},
+		"still active but not in the cache, is time, Replace, GET finds it gone: MissingJob, the run starts": {
+			cronJob: missingFromCache, now: isTime,
+			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)},
+				LastSchedule: timePtr(topOfTheHour), Events: []string{evMissingJob, evCreated}, StatusWrites: 1, Ready: scheduled,
+				Requeue: time.Hour - 5*time.Second + pad},
+		},
+		"never ran, is time, create fails because the namespace is terminating: nothing recorded, no error": {
+			now: isTime,
+			funcs: interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+				err := apierrors.NewForbidden(batchv1.Resource("jobs"), obj.GetName(), errors.New("namespace ns is being terminated"))
+				err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause}}
+				return err
+			}},
+			want: outcome{Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+		},
+	})
+}
+
+// TestMatrixStaleCache pins the controller against a cache that lags the API server: a Job in
+// status.active that the cache lacks is checked with a live GET (APIReader) before it is dropped; a Job
+// created by a reconcile whose status write was lost is adopted, not created twice; a running Job of ours
+// missing from status.active is tracked (batch/v1 only warns, so its Forbid can start a second Job); Jobs
+// of another owner are never tracked, adopted or deleted.
+func TestMatrixStaleCache(t *testing.T) {
+	const pad = requeuePadding
+	scheduled := cronjobv1.ReasonScheduled
+	recreated := runningJob(topOfTheHour)
+	recreated.UID = "someone-elses-uid"
+	orphaned := runningJob(priorHour)
+	orphaned.OwnerReferences = nil
+	predecessors := runningJob(priorHour) // controlled by an earlier CronJob of the same name
+	predecessors.OwnerReferences[0].UID = "old-cj-uid"
+	strangers := runningJob(topOfTheHour)
+	strangers.OwnerReferences = nil
+	lost := fns(lastRun(priorHour)) // the status write of the 10:00 run was lost
+
+	cases := map[string]scenario{
+		"the 10:00 Job is active, not in the cache, running on the API server: kept": {
+			cronJob: fns(lastRun(topOfTheHour), listed(runningJob(topOfTheHour))), serverOnly: jobsOf(runningJob(topOfTheHour)),
+			now:  topOfTheHour.Add(30 * time.Second),
+			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
+		},
+		// lastSuccessfulTime is taken from the cached Job, on the reconcile its arrival in the cache triggers.
+		"the 10:00 Job is active, not in the cache, finished on the API server: SawCompletedJob": {
+			cronJob: fns(lastRun(topOfTheHour), listed(runningJob(topOfTheHour))), serverOnly: jobsOf(doneJob(topOfTheHour)),
+			now:  hm(10, 2),
+			want: outcome{LastSchedule: timePtr(topOfTheHour), Events: []string{evSawCompleted}, StatusWrites: 1, Ready: scheduled, Requeue: 58*time.Minute + pad},
+		},
+		"the 10:00 Job is active, neither in the cache nor on the API server: MissingJob": {
+			cronJob: fns(lastRun(topOfTheHour), listed(runningJob(topOfTheHour))), now: topOfTheHour.Add(30 * time.Second),
+			want: outcome{LastSchedule: timePtr(topOfTheHour), Events: []string{evMissingJob}, StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
+		},
+		"the 10:00 Job is active, on the API server under another UID (recreated): MissingJob": {
+			cronJob: fns(lastRun(topOfTheHour), listed(runningJob(topOfTheHour))), serverOnly: jobsOf(recreated),
+			now:  topOfTheHour.Add(30 * time.Second),
+			want: outcome{LastSchedule: timePtr(topOfTheHour), Events: []string{evMissingJob}, StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
+		},
+		"the 09:00 Job is active but no longer controlled by this CronJob (orphaned): UnexpectedJob, dropped": {
+			cronJob: fns(lastRun(priorHour), listed(orphaned)), jobs: jobsOf(orphaned), now: beforeHour,
+			want: outcome{LastSchedule: timePtr(priorHour), Events: []string{evUnexpectedJob}, StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
+		},
+		"a Job of the due run exists and is a stranger's: FailedCreate, not adopted, no error": {
+			cronJob: lost, jobs: jobsOf(strangers), now: isTime,
+			want: outcome{LastSchedule: timePtr(priorHour), Events: []string{evFailedCreate}, StatusWrites: 1,
+				Ready: cronjobv1.ReasonFailedCreate, Requeue: time.Hour - 5*time.Second + pad},
+		},
+		"a Job of the due run exists and is a stranger's, second reconcile: the same warning, no status write, no hot loop": {
+			cronJob: lost, jobs: jobsOf(strangers), now: isTime, twice: true,
+			want: outcome{LastSchedule: timePtr(priorHour), Events: []string{evFailedCreate},
+				Ready: cronjobv1.ReasonFailedCreate, Requeue: time.Hour - 5*time.Second + pad},
+		},
+		// Only a status written by someone else is this inconsistent (the controller writes status.active and
+		// lastScheduleTime in one patch); Forbid and Replace get it wrong, see TestBugsFound.
+		"the 10:00 Job is in status.active, not in the cache, lastScheduleTime 09:00, a minute late, Allow: adopted": {
+			cronJob:    fns(lastRun(priorHour), listed(runningJob(topOfTheHour))),
+			serverOnly: jobsOf(runningJob(topOfTheHour)), now: minLate,
+			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), StatusWrites: 1, Ready: scheduled,
+				Requeue: 59*time.Minute + pad},
+		},
+		"running Job of ours missing from status.active, not time: tracked": {
+			cronJob: lost, jobs: jobsOf(runningJob(priorHour)), now: beforeHour,
+			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
+		},
+		"finished Job of ours missing from status.active: lastSuccessfulTime, no SawCompletedJob": {
+			cronJob: lost, jobs: jobsOf(doneJob(priorHour)), now: beforeHour,
+			want: outcome{LastSchedule: timePtr(priorHour), LastSuccessful: timePtr(hm(9, 1)), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
+		},
+		"running Job of an earlier CronJob of the same name, is time, Forbid: ignored, the run starts": {
+			cronJob: append(fns(policy(cronjobv1.ForbidConcurrent)), lost...), jobs: jobsOf(predecessors), now: isTime,
+			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
+				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+		},
+	}
+	for p, want := range map[cronjobv1.ConcurrencyPolicy]outcome{
+		cronjobv1.AllowConcurrent: {Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(priorHour), name(topOfTheHour)},
+			LastSchedule: timePtr(topOfTheHour), Events: []string{evCreated}, StatusWrites: 1},
+		cronjobv1.ForbidConcurrent: {Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evAlreadyActive}},
+		cronjobv1.ReplaceConcurrent: {Created: []createdJob{newRun(topOfTheHour)}, Deleted: []string{name(priorHour)},
+			Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), Events: []string{evDeleted, evCreated}, StatusWrites: 1},
+	} {
+		want.Ready, want.Requeue = scheduled, time.Hour-5*time.Second+pad
+		cases["the 09:00 Job is active, not in the cache, running on the API server, is time, "+string(p)] = scenario{
+			cronJob: fns(policy(p), lastRun(priorHour), listed(runningJob(priorHour))), serverOnly: jobsOf(runningJob(priorHour)),
+			now: isTime, want: want,
+		}
+		cases["status write of the 10:00 run lost, its Job only on the API server, "+string(p)+": adopted, not created twice"] = scenario{
+			cronJob: append(fns(policy(p)), lost...), serverOnly: jobsOf(runningJob(topOfTheHour)), now: isTime,
+			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), StatusWrites: 1, Ready: scheduled,
+				Requeue: time.Hour - 5*time.Second + pad},
+		}
+		cases["status write of the 10:00 run lost, its Job in the cache, "+string(p)+": adopted, not created twice"] = scenario{
+			cronJob: append(fns(policy(p)), lost...), jobs: jobsOf(runningJob(topOfTheHour)), now: isTime,
+			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), StatusWrites: 1, Ready: scheduled,
+				Requeue: time.Hour - 5*time.Second + pad},
+		}
+		// Tracking it changes status.active, so status is written whatever the policy does.
+		want.StatusWrites = 1
+		cases["running Job of ours missing from status.active, is time, "+string(p)] = scenario{
+			cronJob: append(fns(policy(p)), lost...), jobs: jobsOf(runningJob(priorHour)), now: isTime, want: want,
+		}
+	}
+	runMatrix(t, cases)
+}

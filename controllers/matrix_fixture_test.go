@@ -1,0 +1,341 @@
+package controllers
+
+import (
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// The matrix tests (matrix_*_test.go) pin every scheduling decision of one reconcile of the CronJob "hourly"
+// (testCronJob: "0 * * * *", created at 09:00 on Monday 2026-03-02). Their time anchors, in UTC:
+var (
+	priorHour  = hm(9, 0)                                       // the run before; also when the CronJob was created
+	beforeHour = hm(9, 59)                                      // not time yet
+	isTime     = topOfTheHour.Add(5 * time.Second)              // 10:00:05: the 10:00 run is 5 s late
+	minLate    = topOfTheHour.Add(time.Minute)                  // 10:01: the 10:00 run is a minute late
+	weekLate   = topOfTheHour.Add(7*24*time.Hour + time.Minute) // 10:01 a week later: 169 runs missed
+)
+
+// Deadlines of the matrix, in seconds: the short, medium and long deadlines of the batch/v1 suite.
+const (
+	shortDeadline  int64 = 10
+	mediumDeadline int64 = 2 * 60 * 60
+	longDeadline   int64 = 1000000 // over 11 days
+)
+
+// suspendedMessage is the message of the Ready condition of a suspended CronJob (sync.go), needed to build
+// the status a previous reconcile would have left.
+const suspendedMessage = "spec.suspend is true: no new runs start"
+
+// hm is hh:mm on Monday 2026-03-02, UTC.
+func hm(hour, minute int) time.Time {
+	return time.Date(2026, time.March, 2, hour, minute, 0, 0, time.UTC)
+}
+
+// scenario is one reconcile of the CronJob "hourly" (testCronJob and the mutations in cronJob).
+type scenario struct {
+	// spec and status. steadyStatus then fills in what an earlier reconcile would have written
+	// (observedSchedule, the Ready condition), so that a status write means that something changed.
+	cronJob []func(*cronjobv1.CronJob)
+	// environment
+	jobs       []*batchv1.Job // Jobs in the cache (and on the API server)
+	serverOnly []*batchv1.Job // Jobs on the API server that the cache has not seen yet (read through APIReader)
+	now        time.Time
+	funcs      interceptor.Funcs // fault injection; the recording wrappers go around them
+	twice      bool              // reconcile once before, at the same time: the outcome is the second one's
+	// expectations
+	want outcome
+}
+
+// outcome is what one reconcile did. Time fields are compared with metav1.Time.Equal.
+type outcome struct {
+	Created        []createdJob // Jobs created, in order
+	Deleted        []string     // Jobs deleted, in order
+	Active         []string     // status.active, sorted
+	LastSchedule   *metav1.Time
+	LastSuccessful *metav1.Time
+	LastFailure    *metav1.Time
+	Events         []string // "Type Reason", in order
+	StatusWrites   int      // status patches sent
+	Ready          string   // reason of the Ready condition
+	Requeue        time.Duration
+	Err            bool
+}
+
+// createdJob is a created Job: its name and its scheduled-at annotation.
+type createdJob struct {
+	Name        string
+	ScheduledAt string
+}
+
+// newRun is the Job created for the run scheduled at `slot` of a CronJob in UTC.
+func newRun(slot time.Time) createdJob { return newRunIn(slot, time.UTC) }
+
+// newRunIn is the Job created for the run scheduled at `slot` of a CronJob in time zone loc.
+func newRunIn(slot time.Time, loc *time.Location) createdJob {
+	return createdJob{Name: name(slot), ScheduledAt: slot.In(loc).Format(time.RFC3339)}
+}
+
+// runMatrix runs each scenario as a parallel subtest and compares its outcome with the expected one.
+func runMatrix(t *testing.T, cases map[string]scenario) {
+	t.Helper()
+	for caseName, sc := range cases {
+		t.Run(caseName, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(sc.want, sc.run(t), cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("outcome (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// run reconciles the scenario's CronJob once (twice with sc.twice) and returns what the last reconcile did.
+func (sc scenario) run(t *testing.T) outcome {
+	t.Helper()
+	cj := testCronJob(sc.cronJob...)
+	steadyStatus(cj)
+	objs := []client.Object{cj}
+	for _, j := range sc.jobs {
+		objs = append(objs, j.DeepCopy())
+	}
+	var server client.Client
+	if len(sc.serverOnly) > 0 {
+		all := append([]client.Object(nil), objs[1:]...)
+		for _, j := range sc.serverOnly {
+			all = append(all, j.DeepCopy())
+		}
+		server = fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(testRESTMapper()).
+			WithObjectTracker(clienttesting.NewObjectTracker(testScheme(), testCodecs().UniversalDecoder())).
+			WithObjects(all...).Build()
+	}
+
+	var got outcome
+	f := newFixture(t, sc.now, recording(sc.funcs, server, &got), objs...)
+	if server != nil {
+		f.r.APIReader = server
+	}
+	if sc.twice {
+		_, _ = f.reconcile(t)
+		f.eventReasons()
+		got = outcome{}
+	}
+	res, err := f.reconcile(t)
+	got.Requeue, got.Err, got.Events = res.RequeueAfter, err != nil, f.eventReasons()
+	if res.RequeueAfter < 0 {
+		t.Errorf("RequeueAfter = %v: negative", res.RequeueAfter)
+	}
+
+	after := f.cronJob(t)
+	for _, ref := range after.Status.Active {
+		got.Active = append(got.Active, ref.Name)
+	}
+	sort.Strings(got.Active)
+	got.LastSchedule, got.LastSuccessful, got.LastFailure =
+		after.Status.LastScheduleTime, after.Status.LastSuccessfulTime, after.Status.LastFailureTime
+	if c := meta.FindStatusCondition(after.Status.Conditions, cronjobv1.ConditionReady); c != nil {
+		got.Ready = c.Reason
+	}
+	return got
+}
+
+// recording wraps funcs so that successful creates and deletes and all status patches are recorded in got.
+// With a server (the API server behind a stale cache), a create meets AlreadyExists for a Job the server
+// has, and a delete of a Job the cache lacks goes to the server, as the writes of a real client would.
+func recording(funcs interceptor.Funcs, server client.Client, got *outcome) interceptor.Funcs {
+	create, del, patch := funcs.Create, funcs.Delete, funcs.SubResourcePatch
+	funcs.Create = func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		var err error
+		switch {
+		case create != nil:
+			err = create(ctx, c, obj, opts...)
+		case server != nil && server.Get(ctx, client.ObjectKeyFromObject(obj), &batchv1.Job{}) == nil:
+			err = apierrors.NewAlreadyExists(batchv1.Resource("jobs"), obj.GetName())
+		default:
+			err = c.Create(ctx, obj, opts...)
+		}
+		if err == nil {
+			got.Created = append(got.Created, createdJob{Name: obj.GetName(), ScheduledAt: obj.GetAnnotations()[cronjobv1.ScheduledAtAnnotation]})
+		}
+		return err
+	}
+	funcs.Delete = func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+		var err error
+		if del != nil {
+			err = del(ctx, c, obj, opts...)
+		} else {
+			err = c.Delete(ctx, obj, opts...)
+			if apierrors.IsNotFound(err) && server != nil {
+				err = server.Delete(ctx, obj, opts...)
+			}
+		}
+		if err == nil {
+			got.Deleted = append(got.Deleted, obj.GetName())
+		}
+		return err
+	}
+	funcs.SubResourcePatch = func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
+		got.StatusWrites++
+		if patch != nil {
+			return patch(ctx, c, sub, obj, p, opts...)
+		}
+		return c.SubResource(sub).Patch(ctx, obj, p, opts...)
+	}
+	return funcs
+}
+
+// steadyStatus fills in the status an earlier reconcile would have left: observedSchedule (the schedule in
+// force since the last run, or since creation) and the Ready condition (Scheduled, or Suspended).
+func steadyStatus(cj *cronjobv1.CronJob) {
+	suspended := ptr.Deref(cj.Spec.Suspend, false)
+	if cj.Status.ObservedSchedule == nil {
+		since := cj.CreationTimestamp
+		if cj.Status.LastScheduleTime != nil {
+			since = *cj.Status.LastScheduleTime
+		}
+		cj.Status.ObservedSchedule = &cronjobv1.ObservedSchedule{Schedule: cj.Spec.Schedule,
+			TimeZone: ptr.Deref(cj.Spec.TimeZone, ""), Suspended: suspended, Since: since}
+	}
+	if len(cj.Status.Conditions) == 0 {
+		reason, msg := cronjobv1.ReasonScheduled, ""
+		if suspended {
+			reason, msg = cronjobv1.ReasonSuspended, suspendedMessage
+		}
+		cj.Status.Conditions = []metav1.Condition{{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue,
+			Reason: reason, Message: msg, ObservedGeneration: cj.Generation, LastTransitionTime: cj.CreationTimestamp}}
+	}
+}
+
+// Jobs of the CronJob "hourly". Each is named for its scheduled time, created and started at that time,
+// and finishes a minute later (see testJob).
+func runningJob(slot time.Time) *batchv1.Job { return testJob(testCronJob(), slot, "") }
+func doneJob(slot time.Time) *batchv1.Job    { return testJob(testCronJob(), slot, batchv1.JobComplete) }
+func failedJob(slot time.Time) *batchv1.Job  { return testJob(testCronJob(), slot, batchv1.JobFailed) }
+
+// Mutations of the test CronJob.
+
+func policy(p cronjobv1.ConcurrencyPolicy) func(*cronjobv1.CronJob) {
+	return func(cj *cronjobv1.CronJob) { cj.Spec.ConcurrencyPolicy = p }
+}
+
+func deadline(seconds int64) func(*cronjobv1.CronJob) {
+	return func(cj *cronjobv1.CronJob) { cj.Spec.StartingDeadlineSeconds = ptr.To(seconds) }
+}
+
+func schedule(s string) func(*cronjobv1.CronJob) {
+	return func(cj *cronjobv1.CronJob) { cj.Spec.Schedule = s }
+}
+
+func timeZone(tz string) func(*cronjobv1.CronJob) {
+	return func(cj *cronjobv1.CronJob) { cj.Spec.TimeZone = ptr.To(tz) }
+}
+
+func createdAt(t time.Time) func(*cronjobv1.CronJob) {
+	return func(cj *cronjobv1.CronJob) { cj.CreationTimestamp = metav1.NewTime(t) }
+}
+
+// lastRun sets status.lastScheduleTime.
+func lastRun(t time.Time) func(*cronjobv1.CronJob) {
+	return func(cj *cronjobv1.CronJob) { cj.Status.LastScheduleTime = timePtr(t) }
+}
+
+// listed sets status.active to the Jobs.
+func listed(jobs ...*batchv1.Job) func(*cronjobv1.CronJob) {
+	return func(cj *cronjobv1.CronJob) {
+		cj.Status.Active = nil
+		for _, j := range jobs {
+			cj.Status.Active = append(cj.Status.Active, jobRef(j))
+		}
+	}
+}
+
+func suspend(cj *cronjobv1.CronJob) { cj.Spec.Suspend = ptr.To(true) }
+
+// beingDeleted sets a deletionTimestamp, and a finalizer that keeps the CronJob (the fake client refuses a
+// deletionTimestamp without one).
+func beingDeleted(cj *cronjobv1.CronJob) {
+	cj.DeletionTimestamp = timePtr(topOfTheHour)
+	cj.Finalizers = []string{"example.com/hold"}
+}
+
+func historyLimits(succeeded, failed int32) func(*cronjobv1.CronJob) {
+	return func(cj *cronjobv1.CronJob) {
+		cj.Spec.SuccessfulJobsHistoryLimit = ptr.To(succeeded)
+		cj.Spec.FailedJobsHistoryLimit = ptr.To(failed)
+	}
+}
+
+// jobFaults injects err into every call of verb ("get" or "delete") on a Job; other calls go through.
+func jobFaults(verb string, err error) interceptor.Funcs {
+	switch verb {
+	case "get":
+		return interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+			if _, ok := obj.(*batchv1.Job); ok {
+				return err
+			}
+			return c.Get(ctx, key, obj, opts...)
+		}}
+	case "delete":
+		return interceptor.Funcs{Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			if _, ok := obj.(*batchv1.Job); ok {
+				return err
+			}
+			return c.Delete(ctx, obj, opts...)
+		}}
+	}
+	panic("jobFaults: unknown verb " + verb)
+}
+
+// Events, as "Type Reason".
+var (
+	evCreated       = corev1.EventTypeNormal + " " + ReasonSuccessfulCreate
+	evDeleted       = corev1.EventTypeNormal + " " + ReasonSuccessfulDelete
+	evAlreadyActive = corev1.EventTypeNormal + " " + ReasonJobAlreadyActive
+	evSawCompleted  = corev1.EventTypeNormal + " " + ReasonSawCompletedJob
+	evMissingJob    = corev1.EventTypeNormal + " " + ReasonMissingJob // Normal, as in batch/v1
+	evUnexpectedJob = corev1.EventTypeWarning + " " + ReasonUnexpectedJob
+	evMissed        = corev1.EventTypeWarning + " " + ReasonMissSchedule
+	evTooMany       = corev1.EventTypeWarning + " " + ReasonTooManyMissedTimes
+	evFailedCreate  = corev1.EventTypeWarning + " " + ReasonFailedCreate
+	evFailedDelete  = corev1.EventTypeWarning + " " + ReasonFailedDelete
+	evNeverFires    = corev1.EventTypeWarning + " " + ReasonScheduleNeverFires
+	evUnparseable   = corev1.EventTypeWarning + " " + ReasonUnparseableSchedule
+	evUnknownZone   = corev1.EventTypeWarning + " " + ReasonUnknownTimeZone
+)
+
+// fns lists mutations of the test CronJob.
+func fns(m ...func(*cronjobv1.CronJob)) []func(*cronjobv1.CronJob) { return m }
+
+// jobsOf lists Jobs.
+func jobsOf(jobs ...*batchv1.Job) []*batchv1.Job { return jobs }
+
+// readyTrue sets the Ready condition (True) an earlier reconcile left, instead of the one steadyStatus
+// derives from the spec.
+func readyTrue(reason, message string) func(*cronjobv1.CronJob) {
+	return func(cj *cronjobv1.CronJob) {
+		cj.Status.Conditions = []metav1.Condition{{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue,
+			Reason: reason, Message: message, ObservedGeneration: cj.Generation, LastTransitionTime: cj.CreationTimestamp}}
+	}
+}
+
+// createFails makes every create fail with err.
+func createFails(err error) interceptor.Funcs {
+	return interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		return err
+	}}
+}
