@@ -25,6 +25,7 @@ func main() {
 	var (
 		metricsAddr, probeAddr string
 		leaderElect, secure    bool
+		enableWebhooks         bool
 		maxConcurrent          int
 		qps                    float64
 		burst                  int
@@ -33,6 +34,7 @@ func main() {
 	flag.BoolVar(&secure, "metrics-secure", true, "Serve metrics over HTTPS, for authenticated and authorized clients only (TokenReview and SubjectAccessReview).")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Enable leader election, so that only one manager replica acts at a time.")
+	flag.BoolVar(&enableWebhooks, "enable-webhooks", false, "Serve the CronJob defaulting and validating admission webhooks on :9443. Needs a serving certificate in /tmp/k8s-webhook-server/serving-certs and the webhook configurations of config/webhook.")
 	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 4, "How many CronJobs are reconciled in parallel.")
 	flag.Float64Var(&qps, "kube-api-qps", 50, "Queries per second to the Kubernetes API server (client-side rate limit).")
 	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the Kubernetes API server (client-side rate limit).")
@@ -73,6 +75,12 @@ func main() {
 		log.Error(err, "Unable to set up controller")
 		os.Exit(1)
 	}
+	if enableWebhooks {
+		if err := (&controllers.CronJobAdmission{}).SetupWebhookWithManager(mgr); err != nil {
+			log.Error(err, "Unable to set up webhooks")
+			os.Exit(1)
+		}
+	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		log.Error(err, "Unable to set up health check")
 		os.Exit(1)
@@ -81,7 +89,7 @@ func main() {
 		log.Error(err, "Unable to set up ready check")
 		os.Exit(1)
 	}
-	log.Info("Starting manager", "leaderElect", leaderElect, "maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst)
+	log.Info("Starting manager", "leaderElect", leaderElect, "webhooks", enableWebhooks, "maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst)
 	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "Manager exited with an error")
 		os.Exit(1)

@@ -1,15 +1,18 @@
 package controllers
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
 
-// FuzzParseAndNext checks, for any schedule string: parsing never panics; what parses has strictly
+// FuzzParseAndNext checks, for any schedule string: parsing never panics; admission accepts exactly what the
+// controller can parse; what parses has strictly
 // increasing next times; the Job name is deterministic and fits 63 characters; and the most recent time
 // found is a real scheduled time no later than now.
 func FuzzParseAndNext(f *testing.F) {
@@ -23,8 +26,13 @@ func FuzzParseAndNext(f *testing.F) {
 		f.Add(seed)
 	}
 	now := mustTime("2026-03-02T10:00:00Z")
+	admit := &CronJobAdmission{Clock: clocktesting.NewFakePassiveClock(now)}
 	f.Fuzz(func(t *testing.T, schedule string) {
 		sched, _, err := parseSchedule(schedule, ptr.To("Europe/Berlin"))
+		cj := &cronjobv1.CronJob{Spec: cronjobv1.CronJobSpec{Schedule: schedule, TimeZone: ptr.To("Europe/Berlin")}}
+		if _, aerr := admit.ValidateCreate(context.Background(), cj); (aerr == nil) != (err == nil) {
+			t.Fatalf("schedule %q: admission error %v, but the controller's parse error %v", schedule, aerr, err)
+		}
 		if err != nil {
 			return
 		}

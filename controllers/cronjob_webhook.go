@@ -1,0 +1,105 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/util/validation/field"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// CronJobAdmission is the defaulting and validating admission webhook of CronJob. It checks what the CRD
+// schema and CEL rules cannot: spec.schedule must parse with the parser the controller uses (standard five
+// fields or a descriptor; @every between one minute and five years) and spec.timeZone must be a known IANA
+// time zone. A schedule that never fires (such as "0 0 31 2 *") is admitted with a warning. Defaults are
+// those of batch/v1 CronJob.
+//
+// On update, the schedule and time zone are only checked when they change, so that an object admitted
+// before this webhook existed can still get its finalizers removed and be deleted.
+type CronJobAdmission struct {
+	// Clock gives `now` for the never-fires check; nil means the real clock.
+	Clock clock.PassiveClock
+}
+
+// +kubebuilder:webhook:path=/mutate-batch-cronjob-operator-dev-v1-cronjob,mutating=true,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=mcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-batch-cronjob-operator-dev-v1-cronjob,mutating=false,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=vcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1
+
+// SetupWebhookWithManager registers the webhooks with the manager's webhook server.
+func (a *CronJobAdmission) SetupWebhookWithManager(mgr ctrl.Manager) error {
+	return ctrl.NewWebhookManagedBy(mgr, &cronjobv1.CronJob{}).
+		WithDefaulter(a).
+		WithValidator(a).
+		Complete()
+}
+
+// Default sets the defaults of batch/v1 CronJob: concurrencyPolicy Allow, suspend false, history limits 3
+// and 1. The CRD schema sets the same defaults; this covers objects the schema defaulting does not reach.
+func (a *CronJobAdmission) Default(_ context.Context, cj *cronjobv1.CronJob) error {
+	if cj.Spec.ConcurrencyPolicy == "" {
+		cj.Spec.ConcurrencyPolicy = cronjobv1.AllowConcurrent
+	}
+	if cj.Spec.Suspend == nil {
+		cj.Spec.Suspend = ptr.To(false)
+	}
+	if cj.Spec.SuccessfulJobsHistoryLimit == nil {
+		cj.Spec.SuccessfulJobsHistoryLimit = ptr.To(cronjobv1.DefaultSuccessfulJobsHistoryLimit)
+	}
+	if cj.Spec.FailedJobsHistoryLimit == nil {
+		cj.Spec.FailedJobsHistoryLimit = ptr.To(cronjobv1.DefaultFailedJobsHistoryLimit)
+	}
+	return nil
+}
+
+// ValidateCreate checks the schedule and time zone. The error is a 422 Invalid status listing each field
+// with what to fix.
+func (a *CronJobAdmission) ValidateCreate(_ context.Context, cj *cronjobv1.CronJob) (admission.Warnings, error) {
+	return a.validate(cj, nil)
+}
+
+// ValidateUpdate checks the schedule and time zone when either changed.
+func (a *CronJobAdmission) ValidateUpdate(_ context.Context, old, cj *cronjobv1.CronJob) (admission.Warnings, error) {
+	return a.validate(cj, old)
+}
+
+// ValidateDelete admits every delete.
+func (a *CronJobAdmission) ValidateDelete(context.Context, *cronjobv1.CronJob) (admission.Warnings, error) {
+	return nil, nil
+}
+
+func (a *CronJobAdmission) validate(cj, old *cronjobv1.CronJob) (admission.Warnings, error) {
+	if old != nil && old.Spec.Schedule == cj.Spec.Schedule &&
+		ptr.Deref(old.Spec.TimeZone, "") == ptr.Deref(cj.Spec.TimeZone, "") {
+		return nil, nil
+	}
+	sched, _, err := parseSchedule(cj.Spec.Schedule, cj.Spec.TimeZone)
+	if err != nil {
+		se, ok := err.(*scheduleError)
+		if !ok {
+			return nil, err
+		}
+		path := field.NewPath("spec", "schedule")
+		value := any(cj.Spec.Schedule)
+		if se.Reason == cronjobv1.ReasonUnknownTimeZone {
+			path, value = field.NewPath("spec", "timeZone"), ptr.Deref(cj.Spec.TimeZone, "")
+		}
+		return nil, apierrors.NewInvalid(cronjobv1.GroupVersion.WithKind("CronJob").GroupKind(), cj.Name,
+			field.ErrorList{field.Invalid(path, value, se.Message)})
+	}
+	var now time.Time
+	if a.Clock != nil {
+		now = a.Clock.Now()
+	} else {
+		now = clock.RealClock{}.Now()
+	}
+	if nextScheduleTime(sched, now, now).IsZero() {
+		return admission.Warnings{fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?); the CronJob will never run", cj.Spec.Schedule)}, nil
+	}
+	return nil, nil
+}

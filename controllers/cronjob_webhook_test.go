@@ -1,0 +1,90 @@
+package controllers
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+func TestAdmissionValidate(t *testing.T) {
+	cases := map[string]struct {
+		// spec
+		schedule string
+		timeZone *string
+		// the object before an update; nil for a create
+		old *cronjobv1.CronJob
+		// expectations
+		wantField   string // the field path of the Invalid error; "" for no error
+		wantMessage string // a part of the error message
+		wantWarning string // a part of the warning; "" for none
+	}{
+		"valid five fields":             {schedule: "*/5 * * * *"},
+		"valid descriptor and zone":     {schedule: "@daily", timeZone: ptr.To("Europe/Berlin")},
+		"minute out of range":           {schedule: "61 * * * *", wantField: "spec.schedule", wantMessage: "above maximum (59)"},
+		"six fields":                    {schedule: "0 0 * * * *", wantField: "spec.schedule", wantMessage: "five fields"},
+		"@every under a minute":         {schedule: "@every 30s", wantField: "spec.schedule", wantMessage: "between 1m0s and"},
+		"unknown time zone":             {schedule: "0 * * * *", timeZone: ptr.To("Mars/Phobos"), wantField: "spec.timeZone", wantMessage: "not a known IANA time zone"},
+		"31 February: admitted, warned": {schedule: "0 0 31 2 *", wantWarning: "never run"},
+		"update keeping an invalid schedule is admitted (finalizers can still be removed)": {
+			schedule: "61 * * * *", old: testCronJob(func(cj *cronjobv1.CronJob) { cj.Spec.Schedule = "61 * * * *" }),
+		},
+		"update changing to an invalid schedule is rejected": {
+			schedule: "61 * * * *", old: testCronJob(), wantField: "spec.schedule", wantMessage: "not a valid cron schedule",
+		},
+	}
+	a := &CronJobAdmission{Clock: clocktesting.NewFakePassiveClock(topOfTheHour)}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cj := testCronJob(func(cj *cronjobv1.CronJob) { cj.Spec.Schedule, cj.Spec.TimeZone = tc.schedule, tc.timeZone })
+			var warnings []string
+			var err error
+			if tc.old == nil {
+				warnings, err = a.ValidateCreate(context.Background(), cj)
+			} else {
+				warnings, err = a.ValidateUpdate(context.Background(), tc.old, cj)
+			}
+			if tc.wantField == "" {
+				if err != nil {
+					t.Fatalf("error = %v, want none", err)
+				}
+			} else {
+				status, ok := err.(apierrors.APIStatus)
+				if !ok || !apierrors.IsInvalid(err) {
+					t.Fatalf("error = %v, want an Invalid status error", err)
+				}
+				causes := status.Status().Details.Causes
+				if len(causes) != 1 || causes[0].Field != tc.wantField || !strings.Contains(causes[0].Message, tc.wantMessage) {
+					t.Errorf("causes = %+v, want one on %s containing %q", causes, tc.wantField, tc.wantMessage)
+				}
+			}
+			if (tc.wantWarning == "") != (len(warnings) == 0) || (tc.wantWarning != "" && !strings.Contains(warnings[0], tc.wantWarning)) {
+				t.Errorf("warnings = %q, want one containing %q", warnings, tc.wantWarning)
+			}
+		})
+	}
+}
+
+func TestAdmissionDefault(t *testing.T) {
+	cj := testCronJob(func(cj *cronjobv1.CronJob) { cj.Spec.ConcurrencyPolicy = "" })
+	if err := (&CronJobAdmission{}).Default(context.Background(), cj); err != nil {
+		t.Fatal(err)
+	}
+	want := cronjobv1.CronJobSpec{
+		Schedule:                   cj.Spec.Schedule,
+		ConcurrencyPolicy:          cronjobv1.AllowConcurrent,
+		Suspend:                    ptr.To(false),
+		JobTemplate:                cj.Spec.JobTemplate,
+		SuccessfulJobsHistoryLimit: ptr.To[int32](3),
+		FailedJobsHistoryLimit:     ptr.To[int32](1),
+	}
+	if diff := cmp.Diff(want, cj.Spec); diff != "" {
+		t.Errorf("defaulted spec (-want,+got):\n%s", diff)
+	}
+}
