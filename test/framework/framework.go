@@ -16,16 +16,22 @@ import (
 )
 
 // Framework runs one envtest control plane (kube-apiserver and etcd, no controllers: no garbage collector,
-// no Job controller, no namespace deletion) with the CRDs of this repository installed.
+// no Job controller, no namespace deletion) with the CRDs and the admission webhooks of this repository
+// installed, and one webhook server that serves those webhooks for the whole suite.
 //
 // Init starts it and Teardown stops it; call them from BeforeSuite and AfterSuite. The zero value is ready
 // to use.
 type Framework struct {
 	// CRDPaths are the directories or files of the CRDs to install. Empty means DefaultCRDPaths().
 	CRDPaths []string
+	// WebhookPaths are the files of the webhook configurations to install. Empty means
+	// DefaultWebhookPaths(). Each webhook gets a namespace selector that skips the namespaces labelled
+	// AdmissionWebhookLabel=off.
+	WebhookPaths []string
 
-	env *envtest.Environment
-	cfg *rest.Config
+	env         *envtest.Environment
+	cfg         *rest.Config
+	stopWebhook func()
 }
 
 // Scheme returns a scheme with the built-in types and the CronJob API, the same as the manager's in main.go.
@@ -36,9 +42,10 @@ func Scheme() *runtime.Scheme {
 	return s
 }
 
-// Init starts the control plane, installs the CRDs and returns its rest config and a live (uncached) client
-// for assertions. Controller logs go to the GinkgoWriter, so they are shown for failed specs only. It fails
-// the suite if the control plane does not start.
+// Init starts the control plane, installs the CRDs and the webhook configurations, starts the webhook
+// server and waits until it accepts connections, and returns the control plane's rest config and a live
+// (uncached) client for assertions. Controller logs go to the GinkgoWriter, so they are shown for failed
+// specs only. It fails the suite if the control plane or the webhook server does not start.
 func (f *Framework) Init() (*rest.Config, client.Client) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(ginkgo.GinkgoWriter), zap.UseDevMode(true)))
 
@@ -48,23 +55,36 @@ func (f *Framework) Init() (*rest.Config, client.Client) {
 	if len(crdPaths) == 0 {
 		crdPaths = DefaultCRDPaths()
 	}
+	webhookPaths := f.WebhookPaths
+	if len(webhookPaths) == 0 {
+		webhookPaths = DefaultWebhookPaths()
+	}
+	webhooks, err := webhookInstallOptions(webhookPaths)
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
 	f.env = &envtest.Environment{
 		CRDDirectoryPaths:     crdPaths,
 		ErrorIfCRDPathMissing: true,
+		WebhookInstallOptions: webhooks,
 		BinaryAssetsDirectory: assets,
 	}
 	ginkgo.By("starting the envtest control plane")
 	f.cfg, err = f.env.Start()
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "starting envtest")
 	gomega.ExpectWithOffset(1, f.cfg).NotTo(gomega.BeNil())
+	f.stopWebhook = f.startWebhookServer()
 
 	c, err := client.New(f.cfg, client.Options{Scheme: Scheme()})
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "creating the live client")
 	return f.cfg, c
 }
 
-// Teardown stops the control plane. Managers must be stopped first.
+// Teardown stops the webhook server and the control plane. Managers must be stopped first.
 func (f *Framework) Teardown() {
+	if f.stopWebhook != nil {
+		ginkgo.By("stopping the webhook server")
+		f.stopWebhook()
+		f.stopWebhook = nil
+	}
 	if f.env == nil {
 		return
 	}

@@ -36,7 +36,9 @@ type ManagerOptions struct {
 // SpecContext ends with the node, which would stop a manager started in a BeforeEach.
 //
 // Health probes, metrics and leader election are off, and controller name validation is skipped, so
-// managers can be started one after another in the same test process.
+// managers can be started one after another in the same test process. It serves no webhooks: the suite's
+// one webhook server, started by Init, does (a manager only starts a webhook server once something asks
+// for it with GetWebhookServer, and the controller does not).
 func (f *Framework) StartManager(opts ManagerOptions) (stop func()) {
 	mgrOpts := ctrl.Options{
 		Scheme:                 Scheme(),

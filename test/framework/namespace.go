@@ -16,3 +16,15 @@ func CreateNamespace(ctx context.Context, c client.Client, prefix string) *corev
 	gomega.ExpectWithOffset(1, c.Create(ctx, ns)).To(gomega.Succeed(), "creating a namespace")
 	return ns
 }
+
+// CreateNamespaceWithoutWebhooks is CreateNamespace for a namespace that the admission webhooks skip
+// (labelled AdmissionWebhookLabel=off), so that a spec can create an object the webhooks would reject, as a
+// cluster holds one admitted before the webhooks were deployed. The CRD schema and CEL rules still apply.
+func CreateNamespaceWithoutWebhooks(ctx context.Context, c client.Client, prefix string) *corev1.Namespace {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: prefix + "-",
+		Labels:       map[string]string{AdmissionWebhookLabel: "off"},
+	}}
+	gomega.ExpectWithOffset(1, c.Create(ctx, ns)).To(gomega.Succeed(), "creating a namespace")
+	return ns
+}

@@ -24,6 +24,13 @@ func DefaultCRDPaths() []string {
 	return []string{filepath.Join(repoRoot(), "config", "crd", "bases")}
 }
 
+// DefaultWebhookPaths returns the generated webhook configurations (config/webhook/manifests.yaml,
+// written by `make manifests`). It names the file, not the directory: the directory also holds the
+// kustomize files of the deployment, which are no webhook configurations.
+func DefaultWebhookPaths() []string {
+	return []string{filepath.Join(repoRoot(), "config", "webhook", "manifests.yaml")}
+}
+
 // binaryAssetsDir returns the directory of kube-apiserver and etcd: $KUBEBUILDER_ASSETS when set (envtest
 // reads it itself and "" leaves it to envtest), else the newest bin/k8s/<version>-<os>-<arch> that
 // `make envtest-assets` built.

@@ -1,14 +1,24 @@
 package integration
 
 import (
+	"context"
+	"sort"
 	"strings"
+	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/yaml"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/fixtures"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
+	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
 
 var _ = Describe("Admission", func() {
@@ -58,5 +68,100 @@ var _ = Describe("Admission", func() {
 			cj := builders.MakeCronJob(strings.Repeat("a", cronjobv1.MaxNameLength), ns).Obj()
 			Expect(k8sClient.Create(ctx, cj)).To(Succeed())
 		})
+
+		It("should store the batch/v1 defaults when the spec leaves them unset", func(ctx SpecContext) {
+			cj := builders.MakeCronJob("defaults", ns).Obj()
+			Expect(cj.Spec.ConcurrencyPolicy).To(BeEmpty())
+			Expect(k8sClient.Create(ctx, cj)).To(Succeed())
+
+			got := getCronJob(ctx, Default, cj)
+			Expect(got.Spec.ConcurrencyPolicy).To(Equal(cronjobv1.AllowConcurrent))
+			Expect(got.Spec.Suspend).To(Equal(ptr.To(false)))
+			Expect(got.Spec.SuccessfulJobsHistoryLimit).To(Equal(ptr.To(cronjobv1.DefaultSuccessfulJobsHistoryLimit)))
+			Expect(got.Spec.FailedJobsHistoryLimit).To(Equal(ptr.To(cronjobv1.DefaultFailedJobsHistoryLimit)))
+			Expect(got.Spec.Schedule).To(Equal(builders.DefaultSchedule))
+		})
+	})
+
+	When("a CronJob from fixtures/ is created", func() {
+		var ns string
+		BeforeEach(func(ctx SpecContext) {
+			ns = newNamespace(ctx)
+		})
+
+		DescribeTable("should admit valid-*.yaml and reject invalid-*.yaml with the message of its comment",
+			func(ctx SpecContext, name string, data []byte) {
+				var obj unstructured.Unstructured
+				Expect(yaml.Unmarshal(data, &obj.Object)).To(Succeed(), "decoding %s", name)
+				obj.SetNamespace(ns)
+				c, warnings := warningClient()
+
+				err := c.Create(ctx, &obj)
+
+				if strings.HasPrefix(name, "invalid-") {
+					want := fixtures.Comment(data, "expect")
+					Expect(want).NotTo(BeEmpty(), "%s has no first-line comment '# expect: <message>'", name)
+					Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want an Invalid error, got %v", err)
+					Expect(err.Error()).To(ContainSubstring(want))
+					return
+				}
+				Expect(err).NotTo(HaveOccurred())
+				if want := fixtures.Comment(data, "warning"); want != "" {
+					Expect(warnings.get()).To(ContainElement(ContainSubstring(want)))
+				} else {
+					Expect(warnings.get()).To(BeEmpty())
+				}
+			},
+			fixtureEntries(),
+		)
 	})
 })
+
+// fixtureEntries returns one table entry per file of fixtures/, in name order, with the file's name and
+// content as parameters.
+func fixtureEntries() []TableEntry {
+	all := fixtures.All()
+	names := make([]string, 0, len(all))
+	for name := range all {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	entries := make([]TableEntry, 0, len(names))
+	for _, name := range names {
+		entries = append(entries, Entry(name, name, all[name]))
+	}
+	return entries
+}
+
+// warningRecorder is a rest.WarningHandlerWithContext that keeps the warnings the API server returns.
+type warningRecorder struct {
+	mu       sync.Mutex
+	warnings []string
+}
+
+// HandleWarningHeaderWithContext records the text of a warning.
+func (w *warningRecorder) HandleWarningHeaderWithContext(_ context.Context, _ int, _ string, text string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.warnings = append(w.warnings, text)
+}
+
+// get returns the warnings recorded so far.
+func (w *warningRecorder) get() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]string(nil), w.warnings...)
+}
+
+// warningClient returns a live client of the control plane and the recorder of the warnings its requests
+// get back.
+func warningClient() (client.Client, *warningRecorder) {
+	GinkgoHelper()
+	warnings := &warningRecorder{}
+	wcfg := rest.CopyConfig(cfg)
+	wcfg.WarningHandler = nil
+	wcfg.WarningHandlerWithContext = warnings
+	c, err := client.New(wcfg, client.Options{Scheme: framework.Scheme()})
+	Expect(err).NotTo(HaveOccurred())
+	return c, warnings
+}

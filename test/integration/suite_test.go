@@ -9,6 +9,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -17,6 +19,8 @@ import (
 
 var (
 	fwk = &framework.Framework{}
+	// cfg is the rest config of the control plane, for specs that need a client of their own.
+	cfg *rest.Config
 	// k8sClient is the live client of the control plane: specs assert through it, never through a
 	// manager's cache.
 	k8sClient client.Client
@@ -32,7 +36,7 @@ func TestIntegration(t *testing.T) {
 }
 
 var _ = BeforeSuite(func() {
-	_, k8sClient = fwk.Init()
+	cfg, k8sClient = fwk.Init()
 })
 
 var _ = AfterSuite(func() {
@@ -42,7 +46,18 @@ var _ = AfterSuite(func() {
 // newNamespace creates the spec's namespace and, should the spec fail, dumps its CronJobs, Jobs and events
 // to the spec's report.
 func newNamespace(ctx context.Context) string {
-	ns := framework.CreateNamespace(ctx, k8sClient, "cronjob")
+	return dumpOnFailure(framework.CreateNamespace(ctx, k8sClient, "cronjob"))
+}
+
+// newNamespaceWithoutWebhooks is newNamespace for a namespace the admission webhooks skip, for specs that
+// need an object admitted before the webhooks existed.
+func newNamespaceWithoutWebhooks(ctx context.Context) string {
+	return dumpOnFailure(framework.CreateNamespaceWithoutWebhooks(ctx, k8sClient, "legacy"))
+}
+
+// dumpOnFailure registers a dump of the namespace's CronJobs, Jobs and events, should the spec fail, and
+// returns the namespace's name.
+func dumpOnFailure(ns *corev1.Namespace) string {
 	DeferCleanup(func(ctx SpecContext) {
 		if CurrentSpecReport().Failed() {
 			framework.DumpNamespace(ctx, k8sClient, ns.Name, GinkgoWriter)
