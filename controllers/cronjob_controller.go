@@ -103,11 +103,14 @@ func (r *CronJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	return result, nil
 }
 
-func (r *CronJobReconciler) clock() clock.PassiveClock {
-	if r.Clock == nil {
+func (r *CronJobReconciler) clock() clock.PassiveClock { return orRealClock(r.Clock) }
+
+// orRealClock returns c, or the real clock when c is nil: the one place that defaults to the wall clock.
+func orRealClock(c clock.PassiveClock) clock.PassiveClock {
+	if c == nil {
 		return clock.RealClock{}
 	}
-	return r.Clock
+	return c
 }
 
 func (r *CronJobReconciler) apiReader() client.Reader {

@@ -2,8 +2,8 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -80,8 +80,8 @@ func (a *CronJobAdmission) validate(cj, old *cronjobv1.CronJob) (admission.Warni
 	}
 	sched, _, err := parseSchedule(cj.Spec.Schedule, cj.Spec.TimeZone)
 	if err != nil {
-		se, ok := err.(*scheduleError)
-		if !ok {
+		var se *scheduleError
+		if !errors.As(err, &se) {
 			return nil, err
 		}
 		path := field.NewPath("spec", "schedule")
@@ -92,12 +92,7 @@ func (a *CronJobAdmission) validate(cj, old *cronjobv1.CronJob) (admission.Warni
 		return nil, apierrors.NewInvalid(cronjobv1.GroupVersion.WithKind("CronJob").GroupKind(), cj.Name,
 			field.ErrorList{field.Invalid(path, value, se.Message)})
 	}
-	var now time.Time
-	if a.Clock != nil {
-		now = a.Clock.Now()
-	} else {
-		now = clock.RealClock{}.Now()
-	}
+	now := orRealClock(a.Clock).Now()
 	if nextScheduleTime(sched, now, now).IsZero() {
 		return admission.Warnings{fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?); the CronJob will never run", cj.Spec.Schedule)}, nil
 	}

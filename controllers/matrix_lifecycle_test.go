@@ -157,3 +157,36 @@ func TestMatrixClockBackwards(t *testing.T) {
 		},
 	})
 }
+
+// TestMatrixScheduleChanges pins "no surprise runs": a change of schedule, time zone or suspend is recorded
+// in status.observedSchedule with the time it was seen, and no run due before that time starts.
+func TestMatrixScheduleChanges(t *testing.T) {
+	const pad = requeuePadding
+	scheduled := cronjobv1.ReasonScheduled
+	unparseable := func(cj *cronjobv1.CronJob) {
+		cj.Status.Conditions = []metav1.Condition{{Type: cronjobv1.ConditionReady, Status: metav1.ConditionFalse,
+			Reason: cronjobv1.ReasonUnparseableSchedule, LastTransitionTime: metav1.NewTime(priorHour)}}
+	}
+	runMatrix(t, map[string]scenario{
+		"schedule edited: the new schedule's run due before the edit was seen does not start": {
+			cronJob: fns(lastRun(priorHour), observed("30 * * * *", false, priorHour), readyTrue(scheduled, "")), now: isTime,
+			want: outcome{LastSchedule: timePtr(priorHour), StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+		},
+		"time zone edited: the run due before the edit was seen does not start": {
+			// Asia/Kolkata is +05:30: its hour mark is at :30 UTC, so 10:30 UTC passed before the edit was seen.
+			cronJob: fns(lastRun(priorHour), observed("0 * * * *", false, priorHour), timeZone("Asia/Kolkata"), readyTrue(scheduled, "")),
+			now:     hm(10, 31),
+			want:    outcome{LastSchedule: timePtr(priorHour), StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + pad},
+		},
+		"resumed at 09:30: the first run after the resume starts": {
+			cronJob: fns(lastRun(priorHour), observed("0 * * * *", false, hm(9, 30)), readyTrue(scheduled, "")), now: isTime,
+			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)},
+				LastSchedule: timePtr(topOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
+				Requeue: time.Hour - 5*time.Second + pad},
+		},
+		"Ready was False for a bad schedule, the schedule is fixed: Ready recovers": {
+			cronJob: fns(lastRun(priorHour), unparseable), now: beforeHour,
+			want: outcome{LastSchedule: timePtr(priorHour), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
+		},
+	})
+}

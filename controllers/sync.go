@@ -114,19 +114,11 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 // to retry.
 func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Location) (failure string, err error) {
 	log := ctrl.LoggerFrom(ctx)
-	name := jobName(s.cj.Name, scheduled)
-	if job := s.jobNamed(name); job != nil {
-		log.V(1).Info("Job of the due run exists, adopting it", "job", klog.KObj(job))
-		s.recordRun(job, scheduled)
+	if name := jobName(s.cj.Name, scheduled); s.knowsJob(name) {
+		// trackJobs has already put it in status.active if it is still running.
+		log.V(1).Info("Job of the due run exists, adopting it", "job", name)
+		s.cj.Status.LastScheduleTime = ptr.To(metav1.NewTime(scheduled))
 		return "", nil
-	}
-	for _, ref := range s.cj.Status.Active {
-		// Listed as active, and confirmed on the API server by trackJobs, but not in the cache yet.
-		if ref.Name == name {
-			log.V(1).Info("Job of the due run is active, adopting it", "job", name)
-			s.cj.Status.LastScheduleTime = ptr.To(metav1.NewTime(scheduled))
-			return "", nil
-		}
 	}
 	switch s.cj.Spec.ConcurrencyPolicy {
 	case cronjobv1.ForbidConcurrent:
@@ -184,14 +176,20 @@ func (s *syncer) recordRun(job *batchv1.Job, scheduled time.Time) {
 	s.cj.Status.LastScheduleTime = ptr.To(metav1.NewTime(scheduled))
 }
 
-// jobNamed returns the Job of this CronJob with that name, from the Jobs listed for this reconcile, or nil.
-func (s *syncer) jobNamed(name string) *batchv1.Job {
+// knowsJob reports whether a Job of this CronJob with that name is in the Jobs listed for this reconcile or
+// in status.active (there, trackJobs has confirmed it on the API server when the cache lacks it).
+func (s *syncer) knowsJob(name string) bool {
 	for _, job := range s.jobs {
 		if job.Name == name {
-			return job
+			return true
 		}
 	}
-	return nil
+	for _, ref := range s.cj.Status.Active {
+		if ref.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // event records an event about the CronJob.
