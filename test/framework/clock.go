@@ -24,18 +24,32 @@ import (
 // conflict) is retried only when the clock moves. Such a retry shows in Wakeups a few milliseconds after
 // the time it failed at, and masks the later RequeueAfter (the workqueue keeps one deadline per object,
 // the earliest); moving the clock past it runs the retry, which requeues for the next run again.
+//
+// A spec with several managers on one time line (leader election, a restart) gives each manager its own
+// Share of one Clock: they show the same time and move together, but each records only the wakeups of its
+// own manager. A stopped manager's workqueue leaves its last timer pending, which must not pass for the
+// wakeup of the manager that runs now.
 type Clock struct {
 	*testingclock.FakeClock
 
-	mu     sync.Mutex // serialises NewTimer with moves of the clock, so a timer's deadline is exact
-	timers map[*wakeupTimer]struct{}
+	// mu is shared by all the Shares of a clock. It serialises NewTimer with moves of the clock, so a
+	// timer's deadline is exact.
+	mu     *sync.Mutex
+	timers map[*wakeupTimer]struct{} // this Share's timers
 }
 
 var _ clock.WithTicker = &Clock{}
 
 // NewClock returns a Clock set to t.
 func NewClock(t time.Time) *Clock {
-	return &Clock{FakeClock: testingclock.NewFakeClock(t), timers: map[*wakeupTimer]struct{}{}}
+	return &Clock{FakeClock: testingclock.NewFakeClock(t), mu: &sync.Mutex{}, timers: map[*wakeupTimer]struct{}{}}
+}
+
+// Share returns a Clock that shows the same time as c and moves whenever c (or any other Share of it)
+// moves, but whose Wakeups are only those of the timers made through it. Give one to each manager that
+// must act on the same time line.
+func (c *Clock) Share() *Clock {
+	return &Clock{FakeClock: c.FakeClock, mu: c.mu, timers: map[*wakeupTimer]struct{}{}}
 }
 
 // NewTimer is FakeClock.NewTimer, remembering the timer's deadline until it fires or is stopped.
@@ -47,14 +61,14 @@ func (c *Clock) NewTimer(d time.Duration) clock.Timer {
 	return t
 }
 
-// SetTime sets the clock to t and fires the timers and tickers due by then.
+// SetTime sets the clock (and all its Shares) to t and fires the timers and tickers due by then.
 func (c *Clock) SetTime(t time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.FakeClock.SetTime(t)
 }
 
-// Step moves the clock by d and fires the timers and tickers due by then.
+// Step moves the clock (and all its Shares) by d and fires the timers and tickers due by then.
 func (c *Clock) Step(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -93,7 +107,9 @@ func (c *Clock) WakeupBy(t time.Time) bool {
 // clock to t, which wakes it. It fails the spec if no such wakeup comes, which means the controller did
 // not requeue itself for a time it should act at.
 func (c *Clock) AdvanceTo(t time.Time) {
-	gomega.EventuallyWithOffset(1, func() []time.Time { return c.Wakeups() }, Timeout, Interval).Should(
+	// Wakeups reads memory only, so poll it often: a spec that steps through a day of minutes calls this
+	// once a minute.
+	gomega.EventuallyWithOffset(1, func() []time.Time { return c.Wakeups() }, Timeout, time.Millisecond).Should(
 		gomega.ContainElement(gomega.BeTemporally("<=", t)),
 		"the controller has not asked to be woken at or before %s", t.Format(time.RFC3339Nano))
 	c.SetTime(t)

@@ -76,3 +76,32 @@ func TestClockSeesWorkqueueRequeue(t *testing.T) {
 	g.Eventually(q.Len, Timeout, Interval).Should(gomega.Equal(1), "not released at its deadline")
 	g.Expect(c.Wakeups()).To(gomega.BeEmpty())
 }
+
+// TestClockShare checks that Shares of a clock move together but keep their own wakeups, so a spec waits
+// for the manager it means and not for a timer a stopped manager left behind.
+func TestClockShare(t *testing.T) {
+	base := NewClock(t0)
+	stopped, running := base.Share(), base.Share()
+	stopped.NewTimer(time.Minute) // the last timer of a manager that stopped without stopping it
+	running.NewTimer(2 * time.Minute)
+
+	if diff := cmp.Diff([]time.Time{t0.Add(2 * time.Minute)}, running.Wakeups()); diff != "" {
+		t.Errorf("running.Wakeups() (-want,+got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]time.Time{t0.Add(time.Minute)}, stopped.Wakeups()); diff != "" {
+		t.Errorf("stopped.Wakeups() (-want,+got):\n%s", diff)
+	}
+	if got := base.Wakeups(); len(got) != 0 {
+		t.Errorf("base.Wakeups() = %v, want none: no timer was made through it", got)
+	}
+
+	running.SetTime(t0.Add(90 * time.Second))
+	for name, c := range map[string]*Clock{"base": base, "stopped": stopped, "running": running} {
+		if got, want := c.Now(), t0.Add(90*time.Second); !got.Equal(want) {
+			t.Errorf("%s.Now() = %s, want %s: Shares must move together", name, got, want)
+		}
+	}
+	if got := stopped.Wakeups(); len(got) != 0 {
+		t.Errorf("stopped.Wakeups() = %v, want none: its timer fired when a Share moved the clock", got)
+	}
+}

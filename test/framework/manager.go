@@ -3,14 +3,23 @@ package framework
 import (
 	"context"
 	"errors"
+	"net"
+	"sync/atomic"
+	"time"
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/util/connrotation"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/cronjob-operator/cronjob-operator/controllers"
@@ -18,28 +27,116 @@ import (
 
 // ManagerOptions configures a manager started by StartManager.
 type ManagerOptions struct {
+	// Name identifies the manager: it is the user agent of its API requests, and so the field manager
+	// recorded in the managedFields of the objects it creates, and its identity in leader election (the
+	// Lease's holderIdentity). Empty means "cronjob-operator". Give each manager of a spec its own name.
+	Name string
 	// Namespace restricts the manager's cache, and so the controller, to one namespace. Empty means all
 	// namespaces. Specs set their own namespace, so that a manager never acts on the objects earlier specs
 	// left behind (envtest cannot delete namespaces).
 	Namespace string
 	// Clock is the controller's clock. Nil means the real clock. A *Clock (or any clock.WithTicker that is
 	// not the real clock) also drives the controller's workqueue, so RequeueAfter delays elapse only when
-	// the spec moves the clock.
+	// the spec moves the clock. Managers on one time line take Shares of one Clock.
 	Clock clock.PassiveClock
 	// MaxConcurrentReconciles is passed to the reconciler; 0 means 1.
 	MaxConcurrentReconciles int
+	// LeaderElection, if set, makes the manager run the controller only while it holds the Lease.
+	LeaderElection *LeaderElection
+}
+
+// LeaderElection configures the leader election of a manager, as main.go's --leader-elect does. Leader
+// election runs on the real clock (client-go's elector has no clock to inject): lease times are real.
+type LeaderElection struct {
+	// Namespace and ID name the Lease; managers that compete for one use the same.
+	Namespace, ID string
+	// LeaseDuration, RenewDeadline and RetryPeriod are client-go's; zero means controller-runtime's default
+	// (15 s, 10 s, 2 s). A follower takes over a Lease that was not released once LeaseDuration has passed
+	// since it last saw it renewed; it tries every RetryPeriod.
+	LeaseDuration, RenewDeadline, RetryPeriod time.Duration
+	// ReleaseOnCancel makes a stopped leader give the Lease up (after its controller has stopped), so a
+	// follower takes over within a RetryPeriod. main.go sets it. Manager.Kill stops a manager without a
+	// release even so.
+	ReleaseOnCancel bool
+}
+
+// ShortLeases is a LeaderElection for specs that hand over many times: a lost leader is replaced within
+// about two seconds, and a released Lease within a fifth of a second.
+func ShortLeases(ns, id string) *LeaderElection {
+	return &LeaderElection{
+		Namespace: ns, ID: id,
+		LeaseDuration: 2 * time.Second, RenewDeadline: 1500 * time.Millisecond, RetryPeriod: 200 * time.Millisecond,
+		ReleaseOnCancel: true,
+	}
+}
+
+// Manager is a running manager started by StartManager.
+type Manager struct {
+	name    string
+	elected <-chan struct{}
+	cancel  context.CancelFunc
+	done    chan error
+	stopped bool
+	network *network
+}
+
+// Name is the manager's name (ManagerOptions.Name).
+func (m *Manager) Name() string { return m.name }
+
+// Elected is closed once the manager leads (at once without leader election), that is once its controller
+// starts.
+func (m *Manager) Elected() <-chan struct{} { return m.elected }
+
+// Stop stops the manager and waits until it has stopped: its controller has finished its reconciles and,
+// with ReleaseOnCancel, the Lease is released. Stopping a stopped manager does nothing. It fails the spec
+// if the manager does not stop in Timeout or stops with an error.
+func (m *Manager) Stop() {
+	if m.stopped {
+		return
+	}
+	m.stopped = true
+	m.cancel()
+	var err error
+	gomega.EventuallyWithOffset(1, m.done, Timeout).Should(gomega.Receive(&err), "waiting for manager %s to stop", m.name)
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "manager %s stopped with an error", m.name)
+}
+
+// Kill stops the manager the way a crash or a killed pod does, as far as the API server can tell: it
+// cuts the manager's connections to the API server first, so no request of its shutdown (the release of
+// the Lease above all) gets through, then stops it and waits until it has stopped. A Lease it held stays
+// held until it expires. Errors of the shutdown are expected and ignored.
+func (m *Manager) Kill() {
+	if m.stopped {
+		return
+	}
+	m.stopped = true
+	m.network.cut()
+	m.cancel()
+	gomega.EventuallyWithOffset(1, m.done, Timeout).Should(gomega.Receive(), "waiting for manager %s to stop", m.name)
 }
 
 // StartManager starts a manager that runs the CronJob controller, wired as main.go wires it, and waits
-// until its cache has started. It returns a function that stops the manager and waits until it has
-// stopped; register it with DeferCleanup. The manager does not take a context: a Ginkgo node's
-// SpecContext ends with the node, which would stop a manager started in a BeforeEach.
+// until its cache has started (not until it leads: see Manager.Elected). Register its Stop with
+// DeferCleanup. The manager does not take a context: a Ginkgo node's SpecContext ends with the node, which
+// would stop a manager started in a BeforeEach.
 //
-// Health probes, metrics and leader election are off, and controller name validation is skipped, so
-// managers can be started one after another in the same test process. It serves no webhooks: the suite's
-// one webhook server, started by Init, does (a manager only starts a webhook server once something asks
-// for it with GetWebhookServer, and the controller does not).
-func (f *Framework) StartManager(opts ManagerOptions) (stop func()) {
+// Health probes and metrics serving are off, and controller name validation is skipped, so managers can
+// run one after another, or side by side, in the same test process (they share controller-runtime's
+// metrics registry). It serves no webhooks: the suite's one webhook server, started by Init, does (a
+// manager only starts a webhook server once something asks for it with GetWebhookServer, and the
+// controller does not).
+func (f *Framework) StartManager(opts ManagerOptions) *Manager {
+	name := opts.Name
+	if name == "" {
+		name = controllers.ControllerName
+	}
+	cfg := rest.CopyConfig(f.cfg)
+	cfg.UserAgent = name
+	net := newNetwork()
+	cfg.Dial = net.dialer.DialContext
 	mgrOpts := ctrl.Options{
 		Scheme:                 Scheme(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -49,8 +146,18 @@ func (f *Framework) StartManager(opts ManagerOptions) (stop func()) {
 	if opts.Namespace != "" {
 		mgrOpts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{opts.Namespace: {}}}
 	}
-	mgr, err := ctrl.NewManager(f.cfg, mgrOpts)
-	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "creating the manager")
+	if le := opts.LeaderElection; le != nil {
+		lock, err := leaseLock(cfg, le, name)
+		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "creating the Lease lock of manager %s", name)
+		mgrOpts.LeaderElection = true
+		mgrOpts.LeaderElectionResourceLockInterface = lock
+		mgrOpts.LeaderElectionReleaseOnCancel = le.ReleaseOnCancel
+		mgrOpts.LeaseDuration = nonZero(le.LeaseDuration)
+		mgrOpts.RenewDeadline = nonZero(le.RenewDeadline)
+		mgrOpts.RetryPeriod = nonZero(le.RetryPeriod)
+	}
+	mgr, err := ctrl.NewManager(cfg, mgrOpts)
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "creating manager %s", name)
 
 	r := &controllers.CronJobReconciler{
 		Client:                  mgr.GetClient(),
@@ -60,29 +167,78 @@ func (f *Framework) StartManager(opts ManagerOptions) (stop func()) {
 		Clock:                   opts.Clock,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 	}
-	gomega.ExpectWithOffset(1, r.SetupWithManager(mgr)).To(gomega.Succeed(), "setting up the CronJob controller")
+	gomega.ExpectWithOffset(1, r.SetupWithManager(mgr)).To(gomega.Succeed(), "setting up the CronJob controller of manager %s", name)
 
-	mgrCtx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		defer ginkgo.GinkgoRecover()
-		done <- mgr.Start(mgrCtx)
-	}()
-	syncCtx, cancelSync := context.WithTimeout(mgrCtx, Timeout)
+	m := startManager(mgr, name, net)
+	syncCtx, cancelSync := context.WithTimeout(context.Background(), Timeout)
 	defer cancelSync()
 	synced := mgr.GetCache().WaitForCacheSync(syncCtx)
 	if !synced {
-		cancel()
+		m.Stop()
 	}
-	gomega.ExpectWithOffset(1, synced).To(gomega.BeTrue(), "waiting for the manager's cache to start")
+	gomega.ExpectWithOffset(1, synced).To(gomega.BeTrue(), "waiting for the cache of manager %s to start", name)
+	return m
+}
 
-	return func() {
-		cancel()
-		var err error
-		gomega.EventuallyWithOffset(1, done, Timeout).Should(gomega.Receive(&err), "waiting for the manager to stop")
-		if errors.Is(err, context.Canceled) {
-			err = nil
-		}
-		gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "the manager stopped with an error")
+func startManager(mgr manager.Manager, name string, net *network) *Manager {
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{name: name, elected: mgr.Elected(), cancel: cancel, done: make(chan error, 1), network: net}
+	go func() {
+		defer ginkgo.GinkgoRecover()
+		m.done <- mgr.Start(ctx)
+	}()
+	return m
+}
+
+// leaseLock is the Lease lock controller-runtime would make for le, but with the manager's name as its
+// identity (controller-runtime's is the host name and a random UID), so a spec can tell from the Lease
+// which manager leads.
+func leaseLock(cfg *rest.Config, le *LeaderElection, name string) (resourcelock.Interface, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.UserAgent = name + "/leader-election"
+	core, err := corev1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
 	}
+	coordination, err := coordinationv1client.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return resourcelock.New(resourcelock.LeasesResourceLock, le.Namespace, le.ID, core, coordination,
+		resourcelock.ResourceLockConfig{Identity: name})
+}
+
+func nonZero(d time.Duration) *time.Duration {
+	if d == 0 {
+		return nil
+	}
+	return &d
+}
+
+// network is a manager's link to the API server, which a spec can cut: every connection the manager's
+// clients open goes through its dialer.
+type network struct {
+	dialer *connrotation.Dialer
+	down   atomic.Bool
+}
+
+// errNetworkCut is the error of a dial after the network was cut.
+var errNetworkCut = errors.New("the spec cut this manager's network")
+
+func newNetwork() *network {
+	n := &network{}
+	var d net.Dialer
+	n.dialer = connrotation.NewDialer(func(ctx context.Context, network, address string) (net.Conn, error) {
+		if n.down.Load() {
+			return nil, errNetworkCut
+		}
+		return d.DialContext(ctx, network, address)
+	})
+	return n
+}
+
+// cut refuses new connections and closes the open ones.
+func (n *network) cut() {
+	n.down.Store(true)
+	n.dialer.CloseAll()
 }

@@ -70,7 +70,7 @@ func dumpOnFailure(ns *corev1.Namespace) string {
 // only namespace ns, and stops it when the spec ends.
 func startController(ns string, now time.Time) *framework.Clock {
 	clk := framework.NewClock(now)
-	DeferCleanup(fwk.StartManager(framework.ManagerOptions{Namespace: ns, Clock: clk}))
+	DeferCleanup(fwk.StartManager(framework.ManagerOptions{Namespace: ns, Clock: clk}).Stop)
 	return clk
 }
 

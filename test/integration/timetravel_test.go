@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -22,11 +21,9 @@ import (
 // has stopped. Stopping twice is harmless; the manager is stopped when the spec ends if the spec did not.
 func startStoppableController(ns string, now time.Time) (*framework.Clock, func()) {
 	clk := framework.NewClock(now)
-	var once sync.Once
-	stopMgr := fwk.StartManager(framework.ManagerOptions{Namespace: ns, Clock: clk})
-	stop := func() { once.Do(stopMgr) }
-	DeferCleanup(stop)
-	return clk, stop
+	mgr := fwk.StartManager(framework.ManagerOptions{Namespace: ns, Clock: clk})
+	DeferCleanup(mgr.Stop)
+	return clk, mgr.Stop
 }
 
 // observedSchedule waits until status.observedSchedule records the schedule and suspend state given, and
