@@ -49,6 +49,10 @@ vet: ## Run go vet.
 test: manifests generate fmt vet envtest-assets ## Run all tests (unit and envtest) with coverage in cover.out.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./... -coverpkg=./api/...,./controllers/... -coverprofile cover.out
 
+.PHONY: test-slow
+test-slow: manifests generate envtest-assets ## Run the envtest specs labelled slow (a simulated day of a minutely CronJob: ~40 s).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./test/integration/ -count=1 -v -args -ginkgo.label-filter=slow
+
 .PHONY: test-unit
 test-unit: generate ## Run the tests that need no control plane (./api/... ./controllers/...).
 	go test ./api/... ./controllers/...

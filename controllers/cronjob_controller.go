@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
@@ -29,6 +30,13 @@ const jobOwnerKey = ".metadata.controller"
 
 // conflictRequeueDelay is how soon a reconcile whose status write met a conflict runs again.
 const conflictRequeueDelay = 100 * time.Millisecond
+
+// After a status write, a reconcile waits until the cache shows it, polling every ownWritePoll for at
+// most ownWriteTimeout (real time: this waits for the watch, not for a scheduled time).
+const (
+	ownWritePoll    = time.Millisecond
+	ownWriteTimeout = time.Second
+)
 
 // ControllerName is the name of the controller, used in logs, metrics and as the event reporter.
 const ControllerName = "cronjob-operator"
@@ -95,12 +103,31 @@ func (r *CronJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 			}
 			return ctrl.Result{}, errors.Join(syncErr, fmt.Errorf("writing status: %w", err))
 		}
+		r.awaitOwnWrite(ctx, req.NamespacedName, original.ResourceVersion)
 	}
 	if syncErr != nil {
 		// controller-runtime ignores the result when the error is set; the error's backoff applies.
 		return ctrl.Result{}, syncErr
 	}
 	return result, nil
+}
+
+// awaitOwnWrite waits until the cached CronJob is no longer the version `before` the status write, that
+// is until the cache has seen the write (watch events arrive in order), for at most ownWriteTimeout.
+//
+// Without it, the reconcile that the Job created by this one triggers at once reads the CronJob from a
+// cache that has not seen this write yet: it would compute status from stale data and its status write
+// would conflict (in the steady-state envtest spec, a third of the writes did). Waiting a few
+// milliseconds here is cheaper than a failed write and a requeue. A timeout is not an error: the next
+// reconcile then meets the conflict, which is handled.
+func (r *CronJobReconciler) awaitOwnWrite(ctx context.Context, key client.ObjectKey, before string) {
+	_ = wait.PollUntilContextTimeout(ctx, ownWritePoll, ownWriteTimeout, true, func(ctx context.Context) (bool, error) {
+		var cached cronjobv1.CronJob
+		if err := r.Client.Get(ctx, key, &cached, client.UnsafeDisableDeepCopy); err != nil {
+			return true, nil // deleted, or unreadable: nothing to wait for
+		}
+		return cached.ResourceVersion != before, nil
+	})
 }
 
 func (r *CronJobReconciler) clock() clock.PassiveClock { return orRealClock(r.Clock) }

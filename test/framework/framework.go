@@ -1,6 +1,8 @@
 package framework
 
 import (
+	"os"
+
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -32,6 +34,11 @@ type Framework struct {
 	env         *envtest.Environment
 	cfg         *rest.Config
 	stopWebhook func()
+	// certDir holds the kube-apiserver's serving certificates. The framework owns it, so that the API
+	// server keeps its certificates, port and client CA across StopAPIServer and StartAPIServer (envtest
+	// makes new ones when it picked the directory), and the rest config stays valid.
+	certDir    string
+	apiStopped bool
 }
 
 // Scheme returns a scheme with the built-in types and the CronJob API, the same as the manager's in main.go.
@@ -61,12 +68,18 @@ func (f *Framework) Init() (*rest.Config, client.Client) {
 	}
 	webhooks, err := webhookInstallOptions(webhookPaths)
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
+	f.certDir, err = os.MkdirTemp("", "envtest-kube-apiserver-")
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred())
 	f.env = &envtest.Environment{
 		CRDDirectoryPaths:     crdPaths,
 		ErrorIfCRDPathMissing: true,
 		WebhookInstallOptions: webhooks,
 		BinaryAssetsDirectory: assets,
 	}
+	f.env.ControlPlane.APIServer = &envtest.APIServer{CertDir: f.certDir}
+	// On SIGTERM the API server waits for open requests to end; watches do not end by themselves, so
+	// without a grace period for them StopAPIServer would wait for envtest's stop timeout (20 s).
+	f.env.ControlPlane.APIServer.Configure().Set("shutdown-watch-termination-grace-period", "2s")
 	ginkgo.By("starting the envtest control plane")
 	f.cfg, err = f.env.Start()
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "starting envtest")
@@ -90,4 +103,25 @@ func (f *Framework) Teardown() {
 	}
 	ginkgo.By("stopping the envtest control plane")
 	gomega.ExpectWithOffset(1, f.env.Stop()).To(gomega.Succeed())
+	gomega.ExpectWithOffset(1, os.RemoveAll(f.certDir)).To(gomega.Succeed())
+}
+
+// StopAPIServer stops the kube-apiserver (etcd keeps running): an outage of the control plane as its
+// clients see it. Every request fails until StartAPIServer. Register StartAPIServer with DeferCleanup
+// first, so a spec that fails during the outage does not leave the suite without an API server.
+func (f *Framework) StopAPIServer() {
+	ginkgo.By("stopping the kube-apiserver")
+	gomega.ExpectWithOffset(1, f.env.ControlPlane.GetAPIServer().Stop()).To(gomega.Succeed(), "stopping the kube-apiserver")
+	f.apiStopped = true
+}
+
+// StartAPIServer starts the kube-apiserver that StopAPIServer stopped, on the same address with the same
+// certificates, and waits until it is healthy. It does nothing if the API server runs.
+func (f *Framework) StartAPIServer() {
+	if !f.apiStopped {
+		return
+	}
+	ginkgo.By("starting the kube-apiserver again")
+	gomega.ExpectWithOffset(1, f.env.ControlPlane.GetAPIServer().Start()).To(gomega.Succeed(), "starting the kube-apiserver")
+	f.apiStopped = false
 }

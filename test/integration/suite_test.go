@@ -32,7 +32,12 @@ func TestIntegration(t *testing.T) {
 	SetDefaultEventuallyPollingInterval(framework.Interval)
 	SetDefaultConsistentlyDuration(framework.ConsistentDuration)
 	SetDefaultConsistentlyPollingInterval(framework.Interval)
-	RunSpecs(t, "CronJob integration suite")
+	suiteConfig, reporterConfig := GinkgoConfiguration()
+	if suiteConfig.LabelFilter == "" {
+		// Specs labelled slow (such as a simulated day) run only when asked for: make test-slow.
+		suiteConfig.LabelFilter = "!slow"
+	}
+	RunSpecs(t, "CronJob integration suite", suiteConfig, reporterConfig)
 }
 
 var _ = BeforeSuite(func() {
