@@ -1,8 +1,8 @@
 // Package framework is the envtest harness of the integration tests: it starts a control plane with the
-// CronJob CRD once per test package, starts managers that run the CronJob controller (one per Describe or
-// per spec, each with its own fake clock), and offers the helpers specs share: a live client, one
-// namespace per spec, the events regarding an object, a state dump for failed specs and the shared
-// timeouts.
+// CronJob CRD and the admission webhooks once per test package, starts managers that run the CronJob
+// controller (one per Describe or per spec, each on a fake clock), and offers the helpers specs share: a
+// live client, one namespace per spec, the events regarding an object, a state dump for failed specs and
+// the shared timeouts.
 //
 // A test package uses it from its suite file:
 //
@@ -12,4 +12,21 @@
 //	var _ = AfterSuite(func() { fwk.Teardown() })
 //
 // Specs assert through the live client, never through a manager's cache.
+//
+// Time travel: a Clock drives both the controller's decisions and its workqueue's timers, so a spec that
+// moves it an hour sees the reconciles a real hour would bring, in milliseconds. Move it with
+// Clock.AdvanceTo, which first waits for the controller to ask for that wakeup (see Clock for why).
+//
+// Failures to inject, each as the cluster would see it:
+//   - several managers with leader election (ManagerOptions.LeaderElection), each on a Share of one
+//     Clock; Manager.Stop stops one gracefully (its Lease is released), Manager.Kill cuts its connections
+//     first, so the Lease stays held until it expires, as after a crash;
+//   - Framework.StopAPIServer and StartAPIServer: an outage of the kube-apiserver (etcd keeps running);
+//     the API server comes back on the same address with the same certificates.
+//
+// Ground truth and cost:
+//   - JobOracle watches Jobs on its own and records every Job ever added, with its owner, scheduled time
+//     and creator, so a spec checks exactly one Job per scheduled time across failures;
+//   - CountReconciles reads controller-runtime's reconcile counters, ScrapeAPIRequests the kube-apiserver's
+//     request counters (writes, conflicts), to bound what the controller costs.
 package framework
