@@ -5,6 +5,9 @@ import (
 	. "github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
@@ -59,5 +62,58 @@ var _ = Describe("Recovery of a run whose status write was lost", func() {
 			Entry("Forbid", cronjobv1.ForbidConcurrent),
 			Entry("Replace", cronjobv1.ReplaceConcurrent),
 		)
+	})
+
+	When("a Job that someone else owns has the name of the due run", func() {
+		It("should neither adopt nor touch it, report FailedCreate, not retry in a loop, and start the next run", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			cj := builders.MakeCronJob("export", ns).Schedule("*/5 * * * *").LastScheduleTime(at("10:00:00")).Obj()
+			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+			stranger := builders.MakeJob(jobNameFor(cj, at("10:05:00")), ns).Label("team", "someone-else").Obj()
+			Expect(framework.CreateJob(ctx, k8sClient, stranger)).To(Succeed())
+			before, err := framework.CountReconciles()
+			Expect(err).NotTo(HaveOccurred())
+
+			clk := startController(ns, at("10:05:30"))
+			Eventually(func(g Gomega) {
+				cond := meta.FindStatusCondition(getCronJob(ctx, g, cj).Status.Conditions, cronjobv1.ConditionReady)
+				g.Expect(cond).NotTo(BeNil())
+				g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
+				g.Expect(cond.Reason).To(Equal(cronjobv1.ReasonFailedCreate))
+				g.Expect(cond.Message).To(ContainSubstring(stranger.Name))
+			}).Should(Succeed())
+			Expect(eventReasons(ctx, Default, cj)).To(ContainElement("Warning/FailedCreate"))
+			Eventually(func() bool { return clk.WakeupBy(at("10:10:01")) }).Should(BeTrue(),
+				"the controller should wait for the next run, not retry the failed one")
+
+			By("leaving the stranger's Job as it was, and not retrying")
+			var got batchv1.Job
+			Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(stranger), &got)).To(Succeed())
+			Expect(got.OwnerReferences).To(BeEmpty())
+			Expect(got.ResourceVersion).To(Equal(stranger.ResourceVersion), "the controller must not write to it")
+			settled, err := framework.CountReconciles()
+			Expect(err).NotTo(HaveOccurred())
+			Expect(settled.Since(before)["error"]).To(BeZero())
+			Consistently(func(g Gomega) float64 {
+				now, err := framework.CountReconciles()
+				g.Expect(err).NotTo(HaveOccurred())
+				return now.Since(before).Total()
+			}).Should(Equal(settled.Since(before).Total()), "no retry storm: no reconcile until the next run")
+			status := getCronJob(ctx, Default, cj).Status
+			Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(at("10:00:00"))), "the run of 10:05 did not start")
+			Expect(status.Active).To(BeEmpty())
+
+			By("starting the next run, which recovers the condition")
+			clk.AdvanceTo(at("10:10:01"))
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(
+				ConsistOf(stranger.Name, jobNameFor(cj, at("10:10:00"))))
+			Eventually(func(g Gomega) {
+				status := getCronJob(ctx, g, cj).Status
+				g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(at("10:10:00"))))
+				cond := meta.FindStatusCondition(status.Conditions, cronjobv1.ConditionReady)
+				g.Expect(cond).NotTo(BeNil())
+				g.Expect(cond.Status).To(Equal(metav1.ConditionTrue))
+			}).Should(Succeed())
+		})
 	})
 })
