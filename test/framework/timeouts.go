@@ -12,5 +12,5 @@ const (
 	// ConsistentDuration is how long a Consistently checks that something does not happen. Specs first
 	// wait for positive evidence that the controller has looked (an event, a condition, a pending
 	// wakeup), so this only guards against a late second action.
-	ConsistentDuration = time.Second
+	ConsistentDuration = 500 * time.Millisecond
 )

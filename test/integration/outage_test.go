@@ -35,7 +35,7 @@ var _ = Describe("API server outage", func() {
 			Consistently(func() []time.Time {
 				clk.Step(time.Second)
 				return oracle.ScheduledTimes(cj.UID)
-			}).WithTimeout(3 * time.Second).Should(BeEmpty())
+			}).WithTimeout(2 * time.Second).Should(BeEmpty())
 			Eventually(func(g Gomega) float64 {
 				now, err := framework.CountReconciles()
 				g.Expect(err).NotTo(HaveOccurred())
