@@ -1,10 +1,12 @@
 // Command manager runs the cronjob-operator controller manager: the CronJob controller, health probes,
-// metrics and (optionally) leader election.
+// metrics and, optionally, leader election and the admission webhooks with their own serving certificate.
 package main
 
 import (
 	"flag"
+	"net/http"
 	"os"
+	"time"
 
 	_ "time/tzdata" // spec.timeZone must resolve in a FROM scratch image with no zoneinfo.
 
@@ -16,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/controllers"
@@ -29,12 +32,25 @@ func main() {
 		maxConcurrent          int
 		qps                    float64
 		burst                  int
+		leaseDuration          time.Duration
+		renewDeadline          time.Duration
+		retryPeriod            time.Duration
+		certs                  webhookCertOptions
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "Address the metrics endpoint binds to, e.g. :8443 (HTTPS) or :8080 (HTTP); 0 disables it.")
 	flag.BoolVar(&secure, "metrics-secure", true, "Serve metrics over HTTPS, for authenticated and authorized clients only (TokenReview and SubjectAccessReview).")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Enable leader election, so that only one manager replica acts at a time.")
-	flag.BoolVar(&enableWebhooks, "enable-webhooks", false, "Serve the CronJob defaulting and validating admission webhooks on :9443. Needs a serving certificate in /tmp/k8s-webhook-server/serving-certs and the webhook configurations of config/webhook.")
+	flag.DurationVar(&leaseDuration, "leader-elect-lease-duration", 15*time.Second, "How long a follower waits, after the last renewal it saw, before it takes over a Lease that was not released.")
+	flag.DurationVar(&renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "How long the leader keeps trying to renew its Lease before it stops acting (and exits).")
+	flag.DurationVar(&retryPeriod, "leader-elect-retry-period", 2*time.Second, "How often candidates try to take the Lease, and the leader renews it.")
+	flag.BoolVar(&enableWebhooks, "enable-webhooks", false, "Serve the CronJob defaulting and validating admission webhooks on :9443 (config/webhook).")
+	flag.BoolVar(&certs.rotate, "webhook-cert-rotation", true, "With --enable-webhooks: provision and rotate the webhook serving certificate in the Secret --webhook-cert-secret and inject its CA into the webhook configurations. Turn off when cert-manager provides the certificate (config/certmanager).")
+	flag.StringVar(&certs.dir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "Directory the webhook server reads tls.crt and tls.key from: the mount of the certificate's Secret.")
+	flag.StringVar(&certs.secret, "webhook-cert-secret", "cronjob-operator-webhook-server-cert", "Secret, in the manager's namespace, that holds the webhook serving certificate.")
+	flag.StringVar(&certs.service, "webhook-service", "cronjob-operator-webhook-service", "Service in front of the webhook server; the certificate is issued for <service>.<namespace>.svc.")
+	flag.StringVar(&certs.mutating, "mutating-webhook-configuration", "cronjob-operator-mutating-webhook-configuration", "MutatingWebhookConfiguration whose caBundle the rotator keeps.")
+	flag.StringVar(&certs.validating, "validating-webhook-configuration", "cronjob-operator-validating-webhook-configuration", "ValidatingWebhookConfiguration whose caBundle the rotator keeps.")
 	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 4, "How many CronJobs are reconciled in parallel.")
 	flag.Float64Var(&qps, "kube-api-qps", 50, "Queries per second to the Kubernetes API server (client-side rate limit).")
 	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the Kubernetes API server (client-side rate limit).")
@@ -54,11 +70,15 @@ func main() {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsOptions(metricsAddr, secure),
+		WebhookServer:          webhook.NewServer(webhook.Options{CertDir: certs.dir}),
 		HealthProbeBindAddress: probeAddr,
 		LeaderElection:         leaderElect,
 		LeaderElectionID:       "cronjob-operator.batch.cronjob-operator.dev",
 		// The manager stops acting before it gives up the lease, so a new leader can start at once.
 		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &leaseDuration,
+		RenewDeadline:                 &renewDeadline,
+		RetryPeriod:                   &retryPeriod,
 	})
 	if err != nil {
 		log.Error(err, "Unable to create manager")
@@ -75,17 +95,31 @@ func main() {
 		log.Error(err, "Unable to set up controller")
 		os.Exit(1)
 	}
+	ready := healthz.Ping
 	if enableWebhooks {
-		if err := (&controllers.CronJobAdmission{}).SetupWebhookWithManager(mgr); err != nil {
-			log.Error(err, "Unable to set up webhooks")
+		certsReady, err := addWebhookCertRotator(mgr, certs)
+		if err != nil {
+			log.Error(err, "Unable to set up the webhook serving certificate")
 			os.Exit(1)
 		}
+		// The webhooks are served once the certificate is there; until then the manager is not ready, so
+		// its Service sends the API server's admission calls to no replica that would fail them.
+		go func() {
+			<-certsReady
+			if err := (&controllers.CronJobAdmission{}).SetupWebhookWithManager(mgr); err != nil {
+				log.Error(err, "Unable to set up webhooks")
+				os.Exit(1)
+			}
+		}()
+		// GetWebhookServer adds the webhook server to the manager, which starts it: only once the
+		// certificate is there, or it would fail to load it.
+		ready = readyAfter(certsReady, func(req *http.Request) error { return mgr.GetWebhookServer().StartedChecker()(req) })
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		log.Error(err, "Unable to set up health check")
 		os.Exit(1)
 	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+	if err := mgr.AddReadyzCheck("readyz", ready); err != nil {
 		log.Error(err, "Unable to set up ready check")
 		os.Exit(1)
 	}

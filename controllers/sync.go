@@ -163,6 +163,7 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 	default:
 		log.Info("Created Job", "job", klog.KObj(job), "scheduledTime", scheduled.In(loc).Format(time.RFC3339))
 		s.event(corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
+		faultPoint(FaultAfterJobCreate)
 	}
 	s.recordRun(job, scheduled)
 	return "", nil

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+)
+
+// The manager provisions its webhook serving certificate itself, so that the webhooks work in a cluster
+// with no cert-manager (an offline kind cluster, say). It needs to read and write its Secret and to set the
+// caBundle of its webhook configurations.
+//
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations;validatingwebhookconfigurations,verbs=get;list;watch;update;patch
+
+// webhookCertOptions says where the webhook serving certificate comes from.
+type webhookCertOptions struct {
+	// rotate: provision and rotate the certificate with cert-controller; false when cert-manager (or an
+	// operator) mounts one into dir.
+	rotate bool
+	// dir is where the webhook server reads tls.crt and tls.key (the mount of secret).
+	dir string
+	// secret names the Secret, in the manager's namespace, that holds the certificate and its CA.
+	secret string
+	// service is the name of the Service in front of the webhook server; the certificate is for
+	// <service>.<namespace>.svc.
+	service string
+	// mutating and validating name the webhook configurations whose caBundle is kept in step.
+	mutating, validating string
+}
+
+// addWebhookCertRotator registers cert-controller's rotator with the manager when o.rotate is set, and
+// returns a channel that is closed once the certificate is in o.dir (at once when not rotating). The
+// rotator creates a CA and a serving certificate in the Secret (the Secret must exist: config/webhook
+// ships it empty, so that its volume mounts), renews them before they expire, and writes the CA into the
+// caBundle of the webhook configurations. Every replica runs it, leader or not: each one serves webhooks.
+// It returns an error if the manager's namespace is unknown or the rotator cannot be added.
+func addWebhookCertRotator(mgr ctrl.Manager, o webhookCertOptions) (<-chan struct{}, error) {
+	ready := make(chan struct{})
+	if !o.rotate {
+		close(ready)
+		return ready, nil
+	}
+	ns, err := podNamespace()
+	if err != nil {
+		return nil, err
+	}
+	err = rotator.AddRotator(mgr, &rotator.CertRotator{
+		SecretKey:      types.NamespacedName{Namespace: ns, Name: o.secret},
+		CertDir:        o.dir,
+		CAName:         "cronjob-operator-ca",
+		CAOrganization: "cronjob-operator",
+		DNSName:        fmt.Sprintf("%s.%s.svc", o.service, ns),
+		ExtraDNSNames:  []string{fmt.Sprintf("%s.%s.svc.cluster.local", o.service, ns)},
+		IsReady:        ready,
+		Webhooks: []rotator.WebhookInfo{
+			{Name: o.mutating, Type: rotator.Mutating},
+			{Name: o.validating, Type: rotator.Validating},
+		},
+		RequireLeaderElection: false,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("adding the webhook certificate rotator: %w", err)
+	}
+	return ready, nil
+}
+
+// podNamespace is the namespace the manager runs in: $POD_NAMESPACE (the Deployment sets it from the
+// downward API), else the service account's namespace file. It returns an error if neither is there.
+func podNamespace() (string, error) {
+	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
+		return ns, nil
+	}
+	b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+	if err != nil {
+		return "", fmt.Errorf("the manager's namespace is unknown: set POD_NAMESPACE (%w)", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// readyAfter is a readiness check that fails until ready is closed, then defers to check.
+func readyAfter(ready <-chan struct{}, check func(*http.Request) error) func(*http.Request) error {
+	return func(req *http.Request) error {
+		select {
+		case <-ready:
+			return check(req)
+		default:
+			return errors.New("the webhook serving certificate is not ready yet")
+		}
+	}
+}
