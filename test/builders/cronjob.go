@@ -54,6 +54,27 @@ func (w *CronJobWrapper) Obj() *cronjobv1.CronJob {
 	return w.CronJob.DeepCopy()
 }
 
+// Image sets the image of the Job's container, pulled only if not present (e2e clusters load their
+// images with kind and reach no registry).
+func (w *CronJobWrapper) Image(image string) *CronJobWrapper {
+	c := &w.Spec.JobTemplate.Spec.Template.Spec.Containers[0]
+	c.Image = image
+	c.ImagePullPolicy = corev1.PullIfNotPresent
+	return w
+}
+
+// Command sets the command of the Job's container, such as "sh", "-c", "sleep 90".
+func (w *CronJobWrapper) Command(command ...string) *CronJobWrapper {
+	w.Spec.JobTemplate.Spec.Template.Spec.Containers[0].Command = command
+	return w
+}
+
+// BackoffLimit sets the Job template's backoffLimit: how many failed Pods the Job controller retries.
+func (w *CronJobWrapper) BackoffLimit(n int32) *CronJobWrapper {
+	w.Spec.JobTemplate.Spec.BackoffLimit = &n
+	return w
+}
+
 // Schedule sets spec.schedule.
 func (w *CronJobWrapper) Schedule(schedule string) *CronJobWrapper {
 	w.Spec.Schedule = schedule
