@@ -53,6 +53,35 @@ test: manifests generate fmt vet envtest-assets ## Run all tests (unit and envte
 test-slow: manifests generate envtest-assets ## Run the envtest specs labelled slow (a simulated day of a minutely CronJob: ~40 s).
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./test/integration/ -count=1 -v -args -ginkgo.label-filter=slow
 
+# kind e2e: the images, the cluster's name and the Ginkgo processes of `make e2e`.
+E2E_MANAGER_IMAGE ?= cronjob-operator.local/manager:e2e
+E2E_CLUSTER ?= cronjob-operator-e2e
+E2E_PROCS ?= 4
+E2E_ARTIFACTS ?= $(abspath bin/e2e-artifacts)
+# More Ginkgo flags, e.g. E2E_ARGS=--label-filter=conformance.
+E2E_ARGS ?=
+
+.PHONY: kind-image
+kind-image: ## Make the kind node image (docker pull, or an offline build: ~10 min with warm Go caches, 45-60 cold; cached), the busybox image and bin/kind.
+	eval "$$(hack/kind/docker.sh env)" && hack/kind/node-image.sh
+
+.PHONY: kind-smoke
+kind-smoke: ## Create a kind cluster from the node image, run a busybox Job in it, delete it (~70 s warm).
+	eval "$$(hack/kind/docker.sh env)" && hack/kind/smoke.sh
+
+.PHONY: e2e-images
+e2e-images: ## Make the kind node image (pulled, or built offline: ~45-60 min cold, cached), the busybox image and the e2e manager image.
+	hack/kind/node-image.sh > bin/kind-node-image
+	$(MAKE) docker-build IMG=$(E2E_MANAGER_IMAGE) GO_TAGS=e2e_faults
+
+.PHONY: e2e
+e2e: manifests generate kustomize kubectl ginkgo ## Run the kind e2e and chaos suites (needs root for Docker). KEEP_CLUSTER=1 keeps the cluster.
+	eval "$$(hack/kind/docker.sh env)" && $(MAKE) e2e-images && \
+	E2E_NODE_IMAGE="$$(cat bin/kind-node-image)" E2E_MANAGER_IMAGE=$(E2E_MANAGER_IMAGE) E2E_CLUSTER=$(E2E_CLUSTER) \
+	E2E_ARTIFACTS=$(E2E_ARTIFACTS) KIND=$(LOCALBIN)/kind KUSTOMIZE=$(KUSTOMIZE) KUBECTL=$(KUBECTL) \
+	$(GINKGO) -tags e2e --procs=$(E2E_PROCS) --timeout=60m --poll-progress-after=120s -v \
+		--junit-report=junit.xml --output-dir=$(E2E_ARTIFACTS) $(E2E_ARGS) ./e2e
+
 .PHONY: test-unit
 test-unit: generate ## Run the tests that need no control plane (./api/... ./controllers/...).
 	go test ./api/... ./controllers/...
@@ -78,7 +107,7 @@ GO_TAGS ?=
 
 .PHONY: docker-build
 docker-build: ## Build the manager image IMG (FROM scratch, offline) from a static binary built here; GO_TAGS adds build tags.
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(HOST_ARCH) go build -trimpath -tags "$(GO_TAGS)" -o bin/image/manager .
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(HOST_ARCH) go build -trimpath -ldflags "-s -w" -tags "$(GO_TAGS)" -o bin/image/manager .
 	$(CONTAINER_TOOL) build -t $(IMG) .
 
 .PHONY: docker-push
@@ -113,7 +142,10 @@ CONTROLLER_TOOLS_VERSION ?= v0.23.0
 # v5.8.3 is newer but needs Go 1.27; this module and the Dockerfile use Go 1.26.
 KUSTOMIZE_VERSION ?= v5.8.2
 
+GINKGO_VERSION ?= $(shell go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2)
+
 CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
+GINKGO ?= $(LOCALBIN)/ginkgo-$(GINKGO_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 
 .PHONY: controller-gen
@@ -125,6 +157,11 @@ $(CONTROLLER_GEN):
 kustomize: $(KUSTOMIZE) ## Install kustomize into bin/ if needed.
 $(KUSTOMIZE):
 	hack/go-install-tool.sh $(LOCALBIN)/kustomize sigs.k8s.io/kustomize/kustomize/v5 $(KUSTOMIZE_VERSION)
+
+.PHONY: ginkgo
+ginkgo: $(GINKGO) ## Install the Ginkgo CLI (the version of go.mod) into bin/ if needed.
+$(GINKGO):
+	hack/go-install-tool.sh $(LOCALBIN)/ginkgo github.com/onsi/ginkgo/v2/ginkgo $(GINKGO_VERSION)
 
 # kubectl builds kubectl with envtest-assets unless KUBECTL was given.
 .PHONY: kubectl

@@ -154,7 +154,7 @@ var _ = Describe("Conformance", Label("conformance"), func() {
 		Expect(k8sClient.Delete(ctx, &job, client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
 		Eventually(func(g Gomega) {
 			g.Expect(getCronJob(ctx, g, cj).Status.Active).NotTo(ContainElement(HaveField("UID", job.UID)))
-			g.Expect(eventReasons(ctx, g, cj)).To(ContainElement("Warning/MissingJob"))
+			g.Expect(eventReasons(ctx, g, cj)).To(ContainElement("Normal/MissingJob"))
 		}).WithTimeout(settleWait).Should(Succeed())
 	})
 

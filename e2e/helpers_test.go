@@ -113,30 +113,33 @@ func eventReasons(ctx context.Context, g Gomega, obj client.Object) []string {
 // checkRuns asserts what the oracle saw for the CronJob: every scheduled minute after `from` and up to
 // `to` has exactly one Job, and no minute before has one (minutes after `to` are not looked at).
 func checkRuns(g Gomega, oracle *framework.JobOracle, cj *cronjobv1.CronJob, from, to time.Time) {
-	counts := map[time.Time]int{}
+	// Count by Unix second: the oracle's times are parsed in UTC and from/to are local wall-clock times,
+	// and time.Time values of one instant in different locations are different map keys.
+	counts := map[int64]int{}
 	for _, at := range oracle.ScheduledTimes(cj.UID) {
-		counts[at]++
+		counts[at.Unix()]++
 	}
 	var missing, doubled, unexpected []string
 	for m := from.Truncate(time.Minute).Add(time.Minute); !m.After(to); m = m.Add(time.Minute) {
-		switch counts[m] {
+		switch counts[m.Unix()] {
 		case 0:
-			missing = append(missing, m.Format(time.TimeOnly))
+			missing = append(missing, m.UTC().Format(time.TimeOnly))
 		case 1:
 		default:
-			doubled = append(doubled, fmt.Sprintf("%s x%d", m.Format(time.TimeOnly), counts[m]))
+			doubled = append(doubled, fmt.Sprintf("%s x%d", m.UTC().Format(time.TimeOnly), counts[m.Unix()]))
 		}
-		delete(counts, m)
+		delete(counts, m.Unix())
 	}
-	for m := range counts {
-		if m.After(to) {
+	for at := range counts {
+		if at > to.Unix() {
 			continue // started after the window
 		}
-		unexpected = append(unexpected, m.Format(time.TimeOnly))
+		unexpected = append(unexpected, time.Unix(at, 0).UTC().Format(time.TimeOnly))
 	}
-	g.Expect(doubled).To(BeEmpty(), "runs started more than once")
-	g.Expect(missing).To(BeEmpty(), "scheduled minutes with no Job")
-	g.Expect(unexpected).To(BeEmpty(), "Jobs for minutes outside the window")
+	seen := fmt.Sprintf("the oracle saw %v", oracle.ScheduledTimes(cj.UID))
+	g.Expect(doubled).To(BeEmpty(), "runs started more than once; %s", seen)
+	g.Expect(missing).To(BeEmpty(), "scheduled minutes with no Job; %s", seen)
+	g.Expect(unexpected).To(BeEmpty(), "Jobs for minutes outside the window; %s", seen)
 }
 
 // dumpDiagnostics writes what a failed spec needs to be understood to the spec's report and to

@@ -63,7 +63,9 @@ var (
 
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
+	SetDefaultEventuallyTimeout(30 * time.Second)
 	SetDefaultEventuallyPollingInterval(time.Second)
+	SetDefaultConsistentlyDuration(5 * time.Second)
 	SetDefaultConsistentlyPollingInterval(time.Second)
 	RunSpecs(t, "cronjob-operator kind e2e suite")
 }
@@ -85,8 +87,9 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	raw, err := os.ReadFile(cluster.GetKubeconfig())
 	Expect(err).NotTo(HaveOccurred())
 	Expect(os.WriteFile(kubeconfig, raw, 0o600)).To(Succeed())
-	AddReportEntry("cluster ready", time.Since(start).Round(time.Second))
 	connect(kubeconfig)
+	waitForKubeProxy(ctx)
+	AddReportEntry("cluster ready", time.Since(start).Round(time.Second))
 
 	for _, image := range []string{settings.managerImage, settings.busyboxImage} {
 		By("loading " + image)
@@ -147,7 +150,32 @@ func deployOperator(ctx context.Context, kubeconfig string) {
 	By("waiting for the manager to be available (webhook certificate provisioned and mounted)")
 	start := time.Now()
 	waitForManager(ctx)
+	waitForWebhooks(ctx)
 	AddReportEntry("operator available", time.Since(start).Round(time.Second))
+}
+
+// waitForKubeProxy waits until kube-proxy runs on the node: until then no Service IP works, not even the
+// API server's, and a manager started earlier fails to reach it.
+func waitForKubeProxy(ctx context.Context) {
+	GinkgoHelper()
+	By("waiting for kube-proxy")
+	Eventually(func(g Gomega) {
+		var ds appsv1.DaemonSet
+		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "kube-proxy"}, &ds)).To(Succeed())
+		g.Expect(ds.Status.DesiredNumberScheduled).To(BeNumerically(">", 0))
+		g.Expect(ds.Status.NumberReady).To(Equal(ds.Status.DesiredNumberScheduled))
+	}).WithTimeout(3 * time.Minute).Should(Succeed())
+}
+
+// waitForWebhooks waits until the API server reaches the admission webhooks, with a server-side dry run:
+// a ready manager Pod is not enough, kube-proxy must also have programmed its Service.
+func waitForWebhooks(ctx context.Context) {
+	GinkgoHelper()
+	By("waiting for the admission webhooks to answer")
+	Eventually(func() error {
+		probe := minutely("webhook-probe", "default", 0, 0).Obj()
+		return k8sClient.Create(ctx, probe, client.DryRunAll)
+	}).WithTimeout(2 * time.Minute).Should(Succeed())
 }
 
 // waitForManager waits until the manager Deployment has all its replicas updated and available.
