@@ -100,8 +100,8 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 			WithPolling(200*time.Millisecond).ShouldNot(Equal(leader))
 		AddReportEntry("takeover after killing the leader", time.Since(killed).Round(100*time.Millisecond))
 
-		By("checking the next two minutes")
-		until := time.Now().Add(2 * time.Minute)
+		By("checking the runs until the next minute but one")
+		until := time.Now().Add(90 * time.Second)
 		Eventually(func(g Gomega) { checkRuns(g, oracle, cj, created, until) }).
 			WithTimeout(time.Until(until) + runWait/2).Should(Succeed())
 		checkStatusMatchesJobs(ctx, cj)
@@ -203,8 +203,8 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 		}).WithTimeout(2 * time.Minute).Should(Succeed())
 		AddReportEntry("kube-apiserver back after", time.Since(restarted).Round(time.Second))
 
-		By("checking the runs of the next two minutes")
-		until := time.Now().Add(2 * time.Minute)
+		By("checking the runs until the next minute but one")
+		until := time.Now().Add(90 * time.Second)
 		Eventually(func(g Gomega) { checkRuns(g, oracle, cj, created, until) }).
 			WithTimeout(time.Until(until) + runWait/2).Should(Succeed())
 		checkStatusMatchesJobs(ctx, cj)
