@@ -96,8 +96,8 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 		killed := time.Now()
 		Expect(clientset.CoreV1().Pods(operatorNamespace).Delete(ctx, leader,
 			metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})).To(Succeed())
-		Eventually(func(g Gomega) string { return leaseHolder(ctx, g) }).WithTimeout(leaseDuration+5*time.Second).
-			WithPolling(200*time.Millisecond).ShouldNot(Equal(leader))
+		Eventually(func(g Gomega) string { return leaseHolder(ctx, g) }).WithTimeout(leaseDuration + 5*time.Second).
+			WithPolling(200 * time.Millisecond).ShouldNot(Equal(leader))
 		AddReportEntry("takeover after killing the leader", time.Since(killed).Round(100*time.Millisecond))
 
 		By("checking the runs until the next minute but one")

@@ -89,7 +89,7 @@ var _ = Describe("Conformance", Label("conformance"), func() {
 		Expect(k8sClient.Create(ctx, cj)).To(Succeed())
 		Eventually(func(g Gomega) *cronjobv1.ObservedSchedule { return getCronJob(ctx, g, cj).Status.ObservedSchedule }).
 			Should(HaveField("Suspended", true))
-		Consistently(func(g Gomega) []batchv1.Job { return jobsOf(ctx, g, cj) }).WithTimeout(75 * time.Second).
+		Consistently(func(g Gomega) []batchv1.Job { return jobsOf(ctx, g, cj) }).WithTimeout(75*time.Second).
 			Should(BeEmpty(), "a scheduled minute passed while suspended")
 	})
 
