@@ -282,6 +282,8 @@ func patchManager(ctx context.Context, mutate func(*appsv1.Deployment)) {
 		}
 		g.Expect(n).To(Equal(ptr.Deref(d.Spec.Replicas, 1)))
 	}).WithTimeout(settleWait).Should(Succeed())
+	// The webhooks are served through a Service: until kube-proxy follows the new Pods, admission fails.
+	waitForWebhooks(ctx)
 }
 
 // checkStatusMatchesJobs checks that each CronJob's status.active is exactly its running Jobs, once the
