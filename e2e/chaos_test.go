@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -311,7 +310,6 @@ func checkStatusMatchesJobs(ctx context.Context, cjs ...*cronjobv1.CronJob) {
 func dockerExec(ctx context.Context, node string, args ...string) string {
 	GinkgoHelper()
 	cmd := exec.CommandContext(ctx, env("DOCKER", "docker"), append([]string{"exec", node}, args...)...)
-	cmd.Env = os.Environ()
 	out, err := cmd.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "docker exec %s %v: %s", node, args, out)
 	return string(out)

@@ -44,13 +44,7 @@ func CountReconciles() (Reconciles, error) {
 }
 
 // Since returns the counts added since the snapshot before.
-func (r Reconciles) Since(before Reconciles) Reconciles {
-	d := maps.Clone(r)
-	for k, v := range before {
-		d[k] -= v
-	}
-	return d
-}
+func (r Reconciles) Since(before Reconciles) Reconciles { return since(r, before) }
 
 // Total is the number of reconciles, whatever their result.
 func (r Reconciles) Total() float64 {
@@ -100,8 +94,11 @@ func ScrapeAPIRequests(ctx context.Context, cfg *rest.Config) (APIRequests, erro
 }
 
 // Since returns the requests served since the snapshot before.
-func (r APIRequests) Since(before APIRequests) APIRequests {
-	d := maps.Clone(r)
+func (r APIRequests) Since(before APIRequests) APIRequests { return since(r, before) }
+
+// since subtracts the counters of the snapshot before from those of now.
+func since[M ~map[K]float64, K comparable](now, before M) M {
+	d := maps.Clone(now)
 	for k, v := range before {
 		d[k] -= v
 	}
