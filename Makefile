@@ -86,6 +86,27 @@ e2e: manifests generate kustomize kubectl ginkgo ## Run the kind e2e and chaos s
 test-unit: generate ## Run the tests that need no control plane (./api/... ./controllers/...).
 	go test ./api/... ./controllers/...
 
+.PHONY: bench-assets
+bench-assets: ## Build kube-apiserver, etcd and kube-controller-manager (the peer of make bench) into bin/k8s/ (cached, like envtest-assets).
+	ENVTEST_K8S_VERSION="$(ENVTEST_K8S_VERSION)" ENVTEST_EXTRA_BINARIES=kube-controller-manager hack/envtest-assets.sh
+
+# bench and bench-quick compare ours with the built-in CronJob controller on one envtest control plane and
+# write bench/results/<UTC start>-<mode>/{report.md,skew.png,results.json}; BENCH_ARGS adds flags
+# (bin/bench -h), e.g. BENCH_ARGS="-scenarios=burst -burst-size=2000".
+.PHONY: bench
+bench: build bench-assets ## Benchmark ours against kube-controller-manager's CronJob controller at full size (about 6 h; bench/README.md).
+	go build -o bin/bench ./bench
+	bin/bench -mode=full -assets "$(ENVTEST_ASSETS)" $(BENCH_ARGS)
+
+.PHONY: bench-quick
+bench-quick: build bench-assets ## A smoke run of make bench: single and a burst of 500, one minute each (under 5 min).
+	go build -o bin/bench ./bench
+	bin/bench -mode=quick -assets "$(ENVTEST_ASSETS)" $(BENCH_ARGS)
+
+.PHONY: bench-micro
+bench-micro: ## Go micro-benchmarks of the schedule math, with allocations.
+	go test ./controllers -run '^$$' -bench . -benchmem
+
 .PHONY: envtest-assets
 envtest-assets: ## Build kube-apiserver, etcd and kubectl into bin/k8s/ (cached in ~/.cache; cold: ~6 min on 2 cores).
 	ENVTEST_K8S_VERSION="$(ENVTEST_K8S_VERSION)" hack/envtest-assets.sh

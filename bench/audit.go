@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+)
+
+// auditEvent is the part of an audit.k8s.io/v1 Event the bench reads.
+type auditEvent struct {
+	Stage                    string    `json:"stage"`
+	Verb                     string    `json:"verb"`
+	RequestReceivedTimestamp time.Time `json:"requestReceivedTimestamp"`
+	StageTimestamp           time.Time `json:"stageTimestamp"`
+	User                     struct {
+		Username string `json:"username"`
+	} `json:"user"`
+	ObjectRef *struct {
+		Resource    string `json:"resource"`
+		Subresource string `json:"subresource"`
+		Namespace   string `json:"namespace"`
+		Name        string `json:"name"`
+	} `json:"objectRef"`
+	ResponseStatus *struct {
+		Code int `json:"code"`
+	} `json:"responseStatus"`
+}
+
+// request is one API request of a controller, from the audit log.
+type request struct {
+	user     string
+	key      string // RequestKey(verb, resource[/subresource])
+	received time.Time
+	// completed is when the API server finished the response (zero for a watch, logged when it starts).
+	completed time.Time
+	namespace string
+	name      string
+	code      int
+}
+
+// readAudit parses the audit log at path. A watch is counted once, from its ResponseStarted event;
+// every other request from its ResponseComplete event.
+func readAudit(path string) ([]request, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading the audit log: %w", err)
+	}
+	defer f.Close()
+	var out []request
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
+	for sc.Scan() {
+		var e auditEvent
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return nil, fmt.Errorf("parsing the audit log %s: %w", path, err)
+		}
+		watch := e.Verb == "watch"
+		if (watch && e.Stage != "ResponseStarted") || (!watch && e.Stage != "ResponseComplete") {
+			continue
+		}
+		r := request{user: e.User.Username, received: e.RequestReceivedTimestamp}
+		resource := "(non-resource)"
+		if e.ObjectRef != nil {
+			resource = e.ObjectRef.Resource
+			if e.ObjectRef.Subresource != "" {
+				resource += "/" + e.ObjectRef.Subresource
+			}
+			r.namespace, r.name = e.ObjectRef.Namespace, e.ObjectRef.Name
+		}
+		r.key = RequestKey(e.Verb, resource)
+		if !watch {
+			r.completed = e.StageTimestamp
+		}
+		if e.ResponseStatus != nil {
+			r.code = e.ResponseStatus.Code
+		}
+		out = append(out, r)
+	}
+	return out, sc.Err()
+}
+
+// interval is a half-open span of time [from, to).
+type interval struct{ from, to time.Time }
+
+func (i interval) contains(t time.Time) bool { return !t.Before(i.from) && t.Before(i.to) }
+
+// seconds is the interval's length in seconds.
+func (i interval) seconds() float64 { return i.to.Sub(i.from).Seconds() }

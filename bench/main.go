@@ -1,0 +1,177 @@
+// Command bench measures this project's CronJob controller side by side with the built-in one
+// (kube-controller-manager --controllers=cronjob), on one envtest control plane, one controller at a time,
+// interleaved (ours then the peer, then the peer then ours, ...), with the same schedules, the same client
+// rate limits and the same Job watch. It writes results.json, report.md and skew.png to
+// <out>/<UTC start>-<mode>/. `make bench` runs the full set, `make bench-quick` a smoke run of a few
+// minutes; see bench/README.md.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	"go.uber.org/zap/zapcore"
+)
+
+// sizes are the scenario parameters; -mode gives their defaults, flags override them.
+type sizes struct {
+	scenarios          string
+	repetitions        int
+	singleMinutes      int
+	burstSize          int
+	burstMinutes       int
+	populationSize     int
+	populationMinutely int
+	populationMinutes  int
+	restartSize        int
+	restartDowntime    time.Duration
+}
+
+// modeDefaults are the values of the size flags per -mode, for the flags not given.
+var modeDefaults = map[string]map[string]string{
+	// The issue's full run: every scenario at its stated size, three repetitions (about 6 hours).
+	"full": {"scenarios": "single,burst,population,restart", "repetitions": "3", "single-minutes": "10",
+		"burst-size": "1000", "burst-minutes": "5", "population-size": "10000", "population-minutely": "100",
+		"population-minutes": "30", "restart-size": "1000", "restart-downtime": "10m"},
+	// A smoke run under 5 minutes: one measured minute of single and of a 500-CronJob burst per controller.
+	"quick": {"scenarios": "single,burst", "repetitions": "1", "single-minutes": "1", "burst-size": "500",
+		"burst-minutes": "1", "population-size": "1000", "population-minutely": "10", "population-minutes": "2",
+		"restart-size": "100", "restart-downtime": "1m"},
+}
+
+func main() {
+	var (
+		mode, out, assets, manager, kcm, crds string
+		sz                                    sizes
+		settings                              Settings
+		b                                     = &bench{}
+	)
+	flag.StringVar(&mode, "mode", "full", "quick (a smoke run under 5 minutes) or full (the issue's sizes, about 6 hours): the defaults of the flags below marked (mode)")
+	flag.StringVar(&sz.scenarios, "scenarios", "", "(mode) Comma-separated scenarios to run, in order: single, burst, population, restart.")
+	flag.IntVar(&sz.repetitions, "repetitions", 0, "(mode) Repetitions of each scenario per controller; the order of the two controllers alternates.")
+	flag.IntVar(&sz.singleMinutes, "single-minutes", 0, "(mode) single: scheduled minutes measured of one minutely CronJob.")
+	flag.IntVar(&sz.burstSize, "burst-size", 0, "(mode) burst: minutely CronJobs, all due on the same minutes.")
+	flag.IntVar(&sz.burstMinutes, "burst-minutes", 0, "(mode) burst: scheduled minutes measured.")
+	flag.IntVar(&sz.populationSize, "population-size", 0, "(mode) population: CronJobs; besides the minutely ones, half hourly and half daily, spread over the minutes of the hour and of the day.")
+	flag.IntVar(&sz.populationMinutely, "population-minutely", 0, "(mode) population: how many of the CronJobs are minutely.")
+	flag.IntVar(&sz.populationMinutes, "population-minutes", 0, "(mode) population: scheduled minutes measured.")
+	flag.IntVar(&sz.restartSize, "restart-size", 0, "(mode) restart: minutely CronJobs.")
+	flag.DurationVar(&sz.restartDowntime, "restart-downtime", 0, "(mode) restart: how long the controller is stopped; whole minutes keep the restart 20 s past a minute.")
+	flag.Float64Var(&settings.QPS, "qps", 1000, "Client-side QPS limit of both controllers (--kube-api-qps).")
+	flag.IntVar(&settings.Burst, "burst", 2000, "Client-side burst of both controllers (--kube-api-burst).")
+	flag.IntVar(&settings.OursMaxConcurrentReconciles, "ours-max-concurrent-reconciles", 4, "Ours' --max-concurrent-reconciles (its default is 4).")
+	flag.IntVar(&settings.PeerConcurrentSyncs, "peer-concurrent-syncs", 5, "The peer's --concurrent-cron-job-syncs (its default is 5).")
+	flag.DurationVar(&b.settle, "settle", 10*time.Second, "Least time between a controller's start and the first minute measured.")
+	flag.DurationVar(&b.idleAfter, "idle-after", 10*time.Second, "A controller counts as idle from this long after a due minute to 1 s before the next.")
+	flag.StringVar(&out, "out", "bench/results", "Directory the run's results directory is written under.")
+	flag.StringVar(&assets, "assets", "bin/k8s/1.37.2-linux-amd64", "Directory of kube-apiserver, etcd and kube-controller-manager (make bench-assets).")
+	flag.StringVar(&manager, "manager", "bin/manager", "Ours: the manager binary (make build).")
+	flag.StringVar(&kcm, "kube-controller-manager", "", "The peer's binary (default: <assets>/kube-controller-manager).")
+	flag.StringVar(&crds, "crds", "config/crd/bases", "Directory of the CronJob CRD.")
+	flag.Parse()
+	defaults, ok := modeDefaults[mode]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "bench: unknown -mode %q: use quick or full\n", mode)
+		os.Exit(2)
+	}
+	settings.Flags = map[string]string{}
+	flag.Visit(func(f *flag.Flag) { settings.Flags[f.Name] = f.Value.String() })
+	name := mode
+	for k, v := range defaults {
+		if _, given := settings.Flags[k]; given {
+			name = "custom"
+			continue
+		}
+		if err := flag.Set(k, v); err != nil {
+			panic(err) // modeDefaults is wrong
+		}
+	}
+	if kcm == "" {
+		kcm = filepath.Join(assets, "kube-controller-manager")
+	}
+	settings.Repetitions = sz.repetitions
+	b.auditFlush = 3 * time.Second
+	b.logf = func(format string, args ...any) {
+		fmt.Printf("%s  %s\n", time.Now().UTC().Format(time.TimeOnly), fmt.Sprintf(format, args...))
+	}
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr), zap.Level(zapcore.ErrorLevel)))
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := runBench(ctx, b, sz, name, settings, out, assets, manager, kcm, crds); err != nil {
+		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings Settings, out, assets, manager, kcm, crds string) error {
+	for _, f := range []string{manager, kcm, filepath.Join(assets, "kube-apiserver"), filepath.Join(assets, "etcd")} {
+		if _, err := os.Stat(f); err != nil {
+			return fmt.Errorf("%s is missing: run make bench-assets build (or make bench, which does)", f)
+		}
+	}
+	started := time.Now().UTC()
+	dir := filepath.Join(out, started.Format("20060102T150405Z")+"-"+mode)
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		return err
+	}
+	b.logf("bench %s: results in %s", mode, dir)
+	cp, err := startControlPlane(work, assets, crds)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = cp.stop() }()
+	b.cp = cp
+	cfg := rest.CopyConfig(cp.harness)
+	cfg.QPS, cfg.Burst = -1, 0 // the harness is not rate-limited client-side
+	if b.c, err = client.New(cfg, client.Options{Scheme: scheme()}); err != nil {
+		return err
+	}
+	if b.watch, err = startJobWatch(ctx, cfg); err != nil {
+		return err
+	}
+	b.rigs = rigs(cp, manager, kcm, work, settings)
+	run := &Run{Started: started, Mode: mode, Machine: machine(), Versions: versions(kcm, assets), Settings: settings}
+	for _, name := range strings.Split(sz.scenarios, ",") {
+		sc, phases, err := plan(strings.TrimSpace(name), sz)
+		if err != nil {
+			return err
+		}
+		for _, p := range phases {
+			res, err := b.run(ctx, p)
+			if err != nil {
+				return fmt.Errorf("%s/%s #%d: %w", p.scenario, p.controller, p.repetition, err)
+			}
+			b.logf("%s/%s #%d: %s", p.scenario, p.controller, p.repetition, summary(res))
+			sc.Results = append(sc.Results, res)
+		}
+		run.Scenarios = append(run.Scenarios, sc)
+	}
+	run.Duration = time.Since(started).Round(time.Second)
+	if err := WriteResults(run, dir); err != nil {
+		return err
+	}
+	b.logf("bench %s done in %s: %s", mode, run.Duration, filepath.Join(dir, "report.md"))
+	return nil
+}
+
+// summary is the one-line progress report of a phase.
+func summary(r Result) string {
+	return fmt.Sprintf("%d Jobs (due %d, lost %d, duplicated %d), skew p50 %s p99 %s max %s, %d writes, %.1f CPU s",
+		len(r.Skews), r.Expected, r.Lost, r.Duplicates, Percentile(r.Skews, 50).Round(time.Millisecond),
+		Percentile(r.Skews, 99).Round(time.Millisecond), Percentile(r.Skews, 100).Round(time.Millisecond),
+		r.Writes(), r.CPUSeconds)
+}

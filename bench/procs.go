@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat: 100 on every Linux this runs on.
+const clockTicks = 100
+
+// process is one controller process: its command, its log file, and what /proc says of its cost.
+type process struct {
+	name string
+	cmd  *exec.Cmd
+	log  *os.File
+	done chan struct{}
+	err  error
+	// metricsURL is ours' Prometheus endpoint (http://127.0.0.1:<port>/metrics); empty for the peer.
+	metricsURL string
+	// lastCPU and lastRSS hold the figures /proc gave last, so a process that has exited still reports
+	// what it used up to its last sample.
+	lastCPU float64
+	lastRSS int64
+}
+
+// startProcess runs argv with its output appended to logPath.
+func startProcess(name, logPath string, argv []string) (*process, error) {
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(f, "\n=== %s: %s\n", name, strings.Join(argv, " "))
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	p := &process{name: name, cmd: cmd, log: f, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// exited reports whether the process has ended, and with what.
+func (p *process) exited() (bool, error) {
+	select {
+	case <-p.done:
+		return true, p.err
+	default:
+		return false, nil
+	}
+}
+
+// stop sends SIGTERM and waits up to timeout for the process to exit, then kills it. It returns the
+// process's CPU seconds and peak RSS as last sampled before it exited.
+func (p *process) stop(timeout time.Duration) {
+	p.sample()
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+	_ = p.log.Close()
+}
+
+// sample reads the process's CPU time and peak RSS from /proc and keeps them.
+func (p *process) sample() {
+	if cpu, err := procCPUSeconds(p.cmd.Process.Pid); err == nil {
+		p.lastCPU = cpu
+	}
+	if rss, err := procPeakRSS(p.cmd.Process.Pid); err == nil {
+		p.lastRSS = rss
+	}
+}
+
+// cpuSeconds returns the user+system CPU seconds the process has used so far.
+func (p *process) cpuSeconds() float64 {
+	p.sample()
+	return p.lastCPU
+}
+
+// peakRSS returns the process's peak resident set size in bytes (VmHWM).
+func (p *process) peakRSS() int64 {
+	p.sample()
+	return p.lastRSS
+}
+
+// procCPUSeconds reads utime+stime of pid from /proc/<pid>/stat.
+func procCPUSeconds(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, s)
+	}
+	fields := strings.Fields(s[i+1:])
+	// fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+	if len(fields) < 13 {
+		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, s)
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return float64(utime+stime) / clockTicks, nil
+}
+
+// procPeakRSS reads VmHWM (kB) of pid from /proc/<pid>/status, in bytes.
+func procPeakRSS(pid int) (int64, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
+}
+
+// heapInUse scrapes go_memstats_heap_inuse_bytes from a Prometheus endpoint.
+func heapInUse(ctx context.Context, url string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "go_memstats_heap_inuse_bytes "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return int64(f), err
+		}
+	}
+	return 0, fmt.Errorf("no go_memstats_heap_inuse_bytes at %s", url)
+}
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitHTTP polls url until it answers 200 or ctx ends.
+func waitHTTP(ctx context.Context, url string, p *process) error {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if resp, err := http.Get(url); err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		if done, err := p.exited(); done {
+			return fmt.Errorf("%s exited before %s answered: %v (log: %s)", p.name, url, err, p.log.Name())
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s did not answer %s: %w", p.name, url, ctx.Err())
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,315 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// File names WriteResults writes into its directory.
+const (
+	resultsFile = "results.json"
+	reportFile  = "report.md"
+	chartFile   = "skew.png"
+)
+
+const mib = 1 << 20
+
+// Figure names: the first column of a scenario table, and the keys of the targets.
+const (
+	figSkewP50         = "skew p50 (ms)"
+	figSkewP99         = "skew p99 (ms)"
+	figSkewMax         = "skew max (ms)"
+	figCreateSkewP50   = "create-return skew p50 (ms)"
+	figCreateSkewP99   = "create-return skew p99 (ms)"
+	figRunsDue         = "runs due"
+	figLost            = "lost"
+	figDuplicated      = "duplicated"
+	figRunsPerSecond   = "runs per second"
+	figCatchUp         = "catch-up after restart (s)"
+	figWritesPerRun    = "writes per run (excluding events)"
+	figEventsPerRun    = "events per run"
+	figReadsPerRun     = "reads (get/list) per run"
+	figIdleRequestRate = "requests per second while idle"
+	figIdleCPU         = "idle CPU (% of one core)"
+	figCPUSeconds      = "CPU seconds"
+	figPeakRSS         = "peak RSS (MiB)"
+	figHeap            = "Go heap in use (MiB)"
+)
+
+// figure is one row of a scenario table.
+type figure struct {
+	name   string
+	format string // verb the value is printed with
+	// value returns the figure of a, and false when a has no data for it.
+	value func(a aggregate) (float64, bool)
+}
+
+// figures are the rows of a scenario table, in order.
+var figures = []figure{
+	{figSkewP50, "%.1f", percentileMs(skewsOf, 50)},
+	{figSkewP99, "%.1f", percentileMs(skewsOf, 99)},
+	{figSkewMax, "%.1f", percentileMs(skewsOf, 100)},
+	{figCreateSkewP50, "%.1f", percentileMs(createSkewsOf, 50)},
+	{figCreateSkewP99, "%.1f", percentileMs(createSkewsOf, 99)},
+	{figRunsDue, "%.0f", ran(func(a aggregate) float64 { return float64(a.expected) })},
+	{figLost, "%.0f", ran(func(a aggregate) float64 { return float64(a.lost) })},
+	{figDuplicated, "%.0f", ran(func(a aggregate) float64 { return float64(a.duplicates) })},
+	{figRunsPerSecond, "%.1f", nonzero(func(a aggregate) float64 { return a.runsPerSecond })},
+	{figCatchUp, "%.1f", nonzero(func(a aggregate) float64 { return a.catchUp.Seconds() })},
+	{figWritesPerRun, "%.2f", perRun(func(a aggregate) int { return a.writes - a.eventWrites })},
+	{figEventsPerRun, "%.2f", perRun(func(a aggregate) int { return a.eventWrites })},
+	{figReadsPerRun, "%.2f", perRun(func(a aggregate) int { return a.reads })},
+	{figIdleRequestRate, "%.3f", perIdleSecond(func(a aggregate) float64 { return float64(a.idleRequests) })},
+	{figIdleCPU, "%.2f", perIdleSecond(func(a aggregate) float64 { return a.idleCPUSeconds * 100 })},
+	{figCPUSeconds, "%.1f", ran(func(a aggregate) float64 { return a.cpuSeconds })},
+	{figPeakRSS, "%.1f", nonzero(func(a aggregate) float64 { return float64(a.peakRSSBytes) / mib })},
+	{figHeap, "%.1f", oursOnly(nonzero(func(a aggregate) float64 { return float64(a.heapBytes) / mib }))},
+}
+
+func skewsOf(a aggregate) []time.Duration       { return a.skews }
+func createSkewsOf(a aggregate) []time.Duration { return a.createSkews }
+
+func percentileMs(ds func(aggregate) []time.Duration, p float64) func(aggregate) (float64, bool) {
+	return func(a aggregate) (float64, bool) {
+		s := ds(a)
+		return milliseconds(Percentile(s, p)), len(s) > 0
+	}
+}
+
+// ran has data whenever the controller ran the scenario at least once.
+func ran(f func(aggregate) float64) func(aggregate) (float64, bool) {
+	return func(a aggregate) (float64, bool) { return f(a), a.repetitions > 0 }
+}
+
+// nonzero has data when the value is not 0, for figures a scenario or controller may not measure.
+func nonzero(f func(aggregate) float64) func(aggregate) (float64, bool) {
+	return func(a aggregate) (float64, bool) { v := f(a); return v, v != 0 }
+}
+
+// perRun divides by the number of Jobs observed.
+func perRun(f func(aggregate) int) func(aggregate) (float64, bool) {
+	return func(a aggregate) (float64, bool) {
+		if len(a.skews) == 0 {
+			return 0, false
+		}
+		return float64(f(a)) / float64(len(a.skews)), true
+	}
+}
+
+// perIdleSecond divides by the idle time.
+func perIdleSecond(f func(aggregate) float64) func(aggregate) (float64, bool) {
+	return func(a aggregate) (float64, bool) {
+		if a.idleSeconds <= 0 {
+			return 0, false
+		}
+		return f(a) / a.idleSeconds, true
+	}
+}
+
+func oursOnly(f func(aggregate) (float64, bool)) func(aggregate) (float64, bool) {
+	return func(a aggregate) (float64, bool) {
+		if a.controller != Ours {
+			return 0, false
+		}
+		return f(a)
+	}
+}
+
+// target is a goal for one figure of ours.
+type target struct {
+	text string // as printed in the target column
+	met  func(v float64) bool
+}
+
+func atMost(limit float64) target {
+	return target{"≤ " + strconv.FormatFloat(limit, 'f', -1, 64), func(v float64) bool { return v <= limit }}
+}
+
+func atLeast(limit float64) target {
+	return target{"≥ " + strconv.FormatFloat(limit, 'f', -1, 64), func(v float64) bool { return v >= limit }}
+}
+
+func exactly(want float64) target {
+	return target{strconv.FormatFloat(want, 'f', -1, 64), func(v float64) bool { return v == want }}
+}
+
+// everyScenarioTargets apply to every scenario; scenarioTargets add to them by scenario name.
+var (
+	everyScenarioTargets = map[string]target{
+		figWritesPerRun: atMost(2),
+		figLost:         exactly(0),
+		figDuplicated:   exactly(0),
+	}
+	scenarioTargets = map[string]map[string]target{
+		"single":     {figSkewP50: atMost(25), figSkewP99: atMost(150)},
+		"burst":      {figSkewMax: atMost(6000), figRunsPerSecond: atLeast(250)},
+		"population": {figHeap: atMost(150), figIdleRequestRate: exactly(0)},
+		"restart":    {figDuplicated: exactly(0)},
+	}
+)
+
+func targetFor(scenario, fig string) (target, bool) {
+	if t, ok := scenarioTargets[scenario][fig]; ok {
+		return t, true
+	}
+	t, ok := everyScenarioTargets[fig]
+	return t, ok
+}
+
+// RenderMarkdown returns the report of run as Markdown: a header describing the run, one table per
+// scenario comparing ours with the peer (repetitions aggregated; times in ms unless a row says otherwise,
+// memory in MiB), the requests by verb and resource, and a link to the chart RenderChart draws (skew.png,
+// next to the report). The output depends only on run.
+func RenderMarkdown(run *Run) string {
+	var b strings.Builder
+	b.WriteString("# CronJob controller benchmark: ours vs the built-in controller\n\n")
+	writeHeader(&b, run)
+	for _, s := range run.Scenarios {
+		writeScenario(&b, s)
+	}
+	b.WriteString("## Requests by verb and resource\n\n")
+	for _, s := range run.Scenarios {
+		writeRequests(&b, s)
+	}
+	fmt.Fprintf(&b, "![skew distributions](%s)\n", chartFile)
+	return b.String()
+}
+
+func writeHeader(b *strings.Builder, run *Run) {
+	m, st := run.Machine, run.Settings
+	fmt.Fprintf(b, "- started: %s\n", run.Started.UTC().Format(time.RFC3339))
+	fmt.Fprintf(b, "- duration: %s\n", formatDuration(run.Duration))
+	fmt.Fprintf(b, "- mode: %s\n", run.Mode)
+	fmt.Fprintf(b, "- machine: %d CPUs, %s, %.1f GiB memory, kernel %s\n", m.CPUs, m.CPUModel, m.MemoryGiB, m.Kernel)
+	fmt.Fprintf(b, "- versions: %s\n", joinSorted(run.Versions, "%s %s"))
+	fmt.Fprintf(b, "- settings: QPS %g, burst %d, ours' max concurrent reconciles %d, "+
+		"peer's concurrent syncs %d, repetitions %d\n",
+		st.QPS, st.Burst, st.OursMaxConcurrentReconciles, st.PeerConcurrentSyncs, st.Repetitions)
+	fmt.Fprintf(b, "- bench flags: %s\n\n", joinSorted(st.Flags, "`%s=%s`"))
+}
+
+// joinSorted formats each key and value of m with format, in key order, joined by commas; "none" when m
+// is empty.
+func joinSorted(m map[string]string, format string) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	parts := make([]string, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		parts = append(parts, fmt.Sprintf(format, k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func formatDuration(d time.Duration) string {
+	if d >= time.Second {
+		d = d.Round(time.Second)
+	}
+	return d.String()
+}
+
+func writeScenario(b *strings.Builder, s Scenario) {
+	fmt.Fprintf(b, "## %s\n\n", s.Name)
+	if s.Description != "" {
+		fmt.Fprintf(b, "%s\n\n", s.Description)
+	}
+	ours, peer := aggregateResults(s, Ours), aggregateResults(s, Peer)
+	if ours.repetitions == 0 && peer.repetitions == 0 {
+		b.WriteString("No results.\n\n")
+		return
+	}
+	b.WriteString("| figure | ours | peer | ours/peer | target | met |\n")
+	b.WriteString("|---|---:|---:|---:|---|---|\n")
+	for _, f := range figures {
+		if row, ok := tableRow(s.Name, f, ours, peer); ok {
+			b.WriteString(row + "\n")
+		}
+	}
+	b.WriteString("\n")
+}
+
+// tableRow returns the row of figure f, or false when neither controller has data for it and it has no
+// target (a target row stays, so a missing figure shows as not met).
+func tableRow(scenario string, f figure, ours, peer aggregate) (string, bool) {
+	ov, oursOK := f.value(ours)
+	pv, peerOK := f.value(peer)
+	t, hasTarget := targetFor(scenario, f.name)
+	if !oursOK && !peerOK && !hasTarget {
+		return "", false
+	}
+	ratio := "n/a"
+	if oursOK && peerOK && pv != 0 {
+		ratio = fmt.Sprintf("%.2f", ov/pv)
+	}
+	var goal, met string
+	if hasTarget {
+		goal, met = t.text, "no"
+		if oursOK && t.met(ov) {
+			met = "yes"
+		}
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %s | %s |",
+		f.name, formatValue(f.format, ov, oursOK), formatValue(f.format, pv, peerOK), ratio, goal, met), true
+}
+
+func formatValue(format string, v float64, ok bool) string {
+	if !ok {
+		return "n/a"
+	}
+	return fmt.Sprintf(format, v)
+}
+
+func writeRequests(b *strings.Builder, s Scenario) {
+	fmt.Fprintf(b, "### %s\n\n", s.Name)
+	ours, peer := aggregateResults(s, Ours), aggregateResults(s, Peer)
+	keys := requestKeys(ours, peer)
+	if len(keys) == 0 {
+		b.WriteString("No requests recorded.\n\n")
+		return
+	}
+	b.WriteString("| request | ours | peer |\n|---|---:|---:|\n")
+	for _, k := range keys {
+		fmt.Fprintf(b, "| %s | %d | %d |\n", k, ours.requests[k], peer.requests[k])
+	}
+	b.WriteString("\n")
+}
+
+func milliseconds(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// WriteResults creates dir (and its parents) and writes run into it as results.json (indented JSON,
+// ReadResults reads it back), report.md (RenderMarkdown) and skew.png (RenderChart). Existing files are
+// replaced.
+func WriteResults(run *Run, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+	data, err := json.MarshalIndent(run, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding results: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, resultsFile), append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, reportFile), []byte(RenderMarkdown(run)), 0o644); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return RenderChart(run, filepath.Join(dir, chartFile))
+}
+
+// ReadResults loads a Run from the results.json at path, as WriteResults wrote it.
+func ReadResults(path string) (*Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading results: %w", err)
+	}
+	var run Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		return nil, fmt.Errorf("decoding results %s: %w", path, err)
+	}
+	return &run, nil
+}

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var reportAnchor = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// millis returns vs, in milliseconds, as durations.
+func millis(vs ...float64) []time.Duration {
+	ds := make([]time.Duration, len(vs))
+	for i, v := range vs {
+		ds[i] = time.Duration(v * float64(time.Millisecond))
+	}
+	return ds
+}
+
+// testRun is a small hand-built run: "single" with two repetitions of each controller, "burst" where the
+// peer observed no Job, "population" where nothing was measured, and "empty" without results.
+func testRun() *Run {
+	// single is r as repetition rep of c over a five-minute window, with skews.
+	single := func(c Controller, rep int, skews []time.Duration, r Result) Result {
+		r.Controller, r.Repetition, r.Skews = c, rep, skews
+		r.Start, r.End = reportAnchor, reportAnchor.Add(5*time.Minute)
+		return r
+	}
+	window := func(c Controller, rep int) Result { return single(c, rep, nil, Result{}) }
+	oursSingle := Result{
+		Expected: 5,
+		Requests: map[string]int{
+			"create jobs": 5, "patch cronjobs/status": 5, "create events": 5, "get cronjobs": 4, "list cronjobs": 1,
+			"watch cronjobs": 1,
+		},
+		IdleSeconds: 300, IdleCPUSeconds: 1.5, CPUSeconds: 2.5,
+	}
+	peerSingle := Result{
+		Expected: 5,
+		Requests: map[string]int{
+			"create jobs": 5, "update cronjobs/status": 10, "create events": 5, "list jobs": 4, "get cronjobs": 6,
+		},
+		IdleSeconds: 300, IdleRequests: 30, IdleCPUSeconds: 0.6, CPUSeconds: 5, PeakRSSBytes: 100 * mib,
+	}
+	ours0, ours1, peer0, peer1 := oursSingle, oursSingle, peerSingle, peerSingle
+	ours0.PeakRSSBytes, ours0.HeapBytes = 40*mib, 20*mib
+	ours1.PeakRSSBytes, ours1.HeapBytes, ours1.Duplicates = 50*mib, 30*mib, 1
+
+	burstOurs0, burstOurs1, burstPeer := window(Ours, 0), window(Ours, 1), window(Peer, 0)
+	burstOurs0.Skews, burstOurs0.CreateSkews, burstOurs0.RunsPerSecond = millis(1000, 2000), millis(5, 15), 300
+	burstOurs1.Skews, burstOurs1.RunsPerSecond = millis(7000), 200
+	burstPeer.Expected, burstPeer.Lost, burstPeer.RunsPerSecond = 3, 3, 100
+
+	return &Run{
+		Started:  reportAnchor,
+		Duration: 42*time.Minute + 300*time.Millisecond,
+		Mode:     "quick",
+		Machine:  Machine{CPUs: 2, CPUModel: "Test CPU", MemoryGiB: 7.75, Kernel: "6.8.0"},
+		Versions: map[string]string{"ours": "v0.3.0", "etcd": "3.6.0", "go": "go1.26.8"},
+		Settings: Settings{
+			QPS: 50, Burst: 100, OursMaxConcurrentReconciles: 8, PeerConcurrentSyncs: 5, Repetitions: 2,
+			Flags: map[string]string{"reps": "2", "mode": "quick"},
+		},
+		Scenarios: []Scenario{
+			{Name: "single", Description: "One CronJob due every minute.", Results: []Result{
+				single(Ours, 0, millis(10, 20, 30, 40, 50), ours0),
+				single(Peer, 0, millis(110, 120, 130, 140, 150), peer0),
+				single(Ours, 1, millis(60, 70, 80, 90, 100), ours1),
+				single(Peer, 1, millis(160, 170, 180, 190, 200), peer1),
+			}},
+			{Name: "burst", Results: []Result{burstOurs0, burstPeer, burstOurs1}},
+			{Name: "population", Results: []Result{window(Ours, 0)}},
+			{Name: "empty"},
+		},
+	}
+}
+
+// sectionRows returns the table rows of the "## name" section of md, by their first cell.
+func sectionRows(t *testing.T, md, name string) map[string]string {
+	t.Helper()
+	_, section, ok := strings.Cut(md, "\n## "+name+"\n")
+	if !ok {
+		t.Fatalf("no section %q in:\n%s", name, md)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	rows := map[string]string{}
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "| ") {
+			continue
+		}
+		figure, _, _ := strings.Cut(strings.TrimPrefix(line, "| "), " |")
+		rows[figure] = line
+	}
+	return rows
+}
+
+func TestRenderMarkdownScenarioTables(t *testing.T) {
+	header := "| figure | ours | peer | ours/peer | target | met |"
+	cases := map[string]struct {
+		section string
+		want    []string
+	}{
+		"two repetitions each, skews merged, counts summed, memory the maximum": {
+			section: "single",
+			want: []string{
+				header,
+				"| skew p50 (ms) | 50.0 | 150.0 | 0.33 | ≤ 25 | no |",
+				"| skew p99 (ms) | 100.0 | 200.0 | 0.50 | ≤ 150 | yes |",
+				"| skew max (ms) | 100.0 | 200.0 | 0.50 |  |  |",
+				"| runs due | 10 | 10 | 1.00 |  |  |",
+				"| lost | 0 | 0 | n/a | 0 | yes |",
+				"| duplicated | 1 | 0 | n/a | 0 | no |",
+				"| writes per run (excluding events) | 2.00 | 3.00 | 0.67 | ≤ 2 | yes |",
+				"| events per run | 1.00 | 1.00 | 1.00 |  |  |",
+				"| reads (get/list) per run | 1.00 | 2.00 | 0.50 |  |  |",
+				"| requests per second while idle | 0.000 | 0.100 | 0.00 |  |  |",
+				"| idle CPU (% of one core) | 0.50 | 0.20 | 2.50 |  |  |",
+				"| CPU seconds | 5.0 | 10.0 | 0.50 |  |  |",
+				"| peak RSS (MiB) | 50.0 | 100.0 | 0.50 |  |  |",
+				"| Go heap in use (MiB) | 30.0 | n/a | n/a |  |  |",
+			},
+		},
+		"peer observed no Job, runs per second averaged over the repetitions measuring it": {
+			section: "burst",
+			want: []string{
+				header,
+				"| skew p50 (ms) | 2000.0 | n/a | n/a |  |  |",
+				"| skew p99 (ms) | 7000.0 | n/a | n/a |  |  |",
+				"| skew max (ms) | 7000.0 | n/a | n/a | ≤ 6000 | no |",
+				"| create-return skew p50 (ms) | 5.0 | n/a | n/a |  |  |",
+				"| create-return skew p99 (ms) | 15.0 | n/a | n/a |  |  |",
+				"| runs due | 0 | 3 | 0.00 |  |  |",
+				"| lost | 0 | 3 | 0.00 | 0 | yes |",
+				"| duplicated | 0 | 0 | n/a | 0 | yes |",
+				"| runs per second | 250.0 | 100.0 | 2.50 | ≥ 250 | yes |",
+				"| writes per run (excluding events) | 0.00 | n/a | n/a | ≤ 2 | yes |",
+				"| events per run | 0.00 | n/a | n/a |  |  |",
+				"| reads (get/list) per run | 0.00 | n/a | n/a |  |  |",
+				"| CPU seconds | 0.0 | 0.0 | n/a |  |  |",
+			},
+		},
+		"nothing measured: only rows with a target stay, not met": {
+			section: "population",
+			want: []string{
+				header,
+				"| runs due | 0 | n/a | n/a |  |  |",
+				"| lost | 0 | n/a | n/a | 0 | yes |",
+				"| duplicated | 0 | n/a | n/a | 0 | yes |",
+				"| writes per run (excluding events) | n/a | n/a | n/a | ≤ 2 | no |",
+				"| requests per second while idle | n/a | n/a | n/a | 0 | no |",
+				"| CPU seconds | 0.0 | n/a | n/a |  |  |",
+				"| Go heap in use (MiB) | n/a | n/a | n/a | ≤ 150 | no |",
+			},
+		},
+		"no results: no table": {
+			section: "empty",
+			want:    []string{},
+		},
+	}
+	md := RenderMarkdown(testRun())
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			want := map[string]string{}
+			for _, row := range tc.want {
+				figure, _, _ := strings.Cut(strings.TrimPrefix(row, "| "), " |")
+				want[figure] = row
+			}
+			if diff := cmp.Diff(want, sectionRows(t, md, tc.section)); diff != "" {
+				t.Errorf("rows of %s (-want,+got):\n%s", tc.section, diff)
+			}
+		})
+	}
+}
+
+func TestRenderMarkdownHeaderAndRequests(t *testing.T) {
+	md := RenderMarkdown(testRun())
+	for _, want := range []string{
+		"# CronJob controller benchmark: ours vs the built-in controller\n\n" +
+			"- started: 2026-11-30T12:00:00Z\n" +
+			"- duration: 42m0s\n" +
+			"- mode: quick\n" +
+			"- machine: 2 CPUs, Test CPU, 7.8 GiB memory, kernel 6.8.0\n" +
+			"- versions: etcd 3.6.0, go go1.26.8, ours v0.3.0\n" +
+			"- settings: QPS 50, burst 100, ours' max concurrent reconciles 8, peer's concurrent syncs 5, repetitions 2\n" +
+			"- bench flags: `mode=quick`, `reps=2`\n\n## single\n\nOne CronJob due every minute.\n\n",
+		"## Requests by verb and resource\n\n### single\n\n| request | ours | peer |\n|---|---:|---:|\n" +
+			"| create events | 10 | 10 |\n" +
+			"| create jobs | 10 | 10 |\n" +
+			"| get cronjobs | 8 | 12 |\n" +
+			"| list cronjobs | 2 | 0 |\n" +
+			"| list jobs | 0 | 8 |\n" +
+			"| patch cronjobs/status | 10 | 0 |\n" +
+			"| update cronjobs/status | 0 | 20 |\n" +
+			"| watch cronjobs | 2 | 0 |\n\n### burst\n\nNo requests recorded.\n\n",
+		"## empty\n\nNo results.\n\n",
+		"\n![skew distributions](skew.png)\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("report lacks\n%s\nreport:\n%s", want, md)
+		}
+	}
+	if again := RenderMarkdown(testRun()); again != md {
+		t.Errorf("RenderMarkdown is not deterministic (-first,+second):\n%s", cmp.Diff(md, again))
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	cases := map[string]struct {
+		ds   []time.Duration
+		p    float64
+		want time.Duration
+	}{
+		"empty is 0":                          {ds: nil, p: 50, want: 0},
+		"one value, p50":                      {ds: millis(7), p: 50, want: 7 * time.Millisecond},
+		"one value, p100":                     {ds: millis(7), p: 100, want: 7 * time.Millisecond},
+		"even count, p50 is the lower":        {ds: millis(40, 10, 30, 20), p: 50, want: 20 * time.Millisecond},
+		"p100 is the maximum":                 {ds: millis(40, 10, 30, 20), p: 100, want: 40 * time.Millisecond},
+		"p99 of ten is the maximum":           {ds: millis(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), p: 99, want: 10 * time.Millisecond},
+		"p90 of ten is the ninth":             {ds: millis(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), p: 90, want: 9 * time.Millisecond},
+		"negative skews sort before the zero": {ds: millis(0, -5, 3), p: 1, want: -5 * time.Millisecond},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			in := append([]time.Duration(nil), tc.ds...)
+			if got := Percentile(tc.ds, tc.p); got != tc.want {
+				t.Errorf("Percentile(%v, %v) = %v, want %v", tc.ds, tc.p, got, tc.want)
+			}
+			if diff := cmp.Diff(in, tc.ds); diff != "" {
+				t.Errorf("Percentile modified its input (-before,+after):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestWriteResults(t *testing.T) {
+	run := testRun()
+	dir := filepath.Join(t.TempDir(), "results", "2026-11-30")
+	if err := WriteResults(run, dir); err != nil {
+		t.Fatalf("WriteResults: %v", err)
+	}
+
+	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(RenderMarkdown(run), string(report)); diff != "" {
+		t.Errorf("report.md (-want,+got):\n%s", diff)
+	}
+
+	assertPNG(t, filepath.Join(dir, "skew.png"))
+
+	got, err := ReadResults(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatalf("ReadResults: %v", err)
+	}
+	if diff := cmp.Diff(run, got); diff != "" {
+		t.Errorf("results.json round trip (-want,+got):\n%s", diff)
+	}
+}
+
+func TestReadResultsMissingFile(t *testing.T) {
+	if _, err := ReadResults(filepath.Join(t.TempDir(), "results.json")); err == nil {
+		t.Error("ReadResults of a missing file succeeded")
+	}
+}
+
+func TestRenderChart(t *testing.T) {
+	onlyPeer := Result{Controller: Peer, Skews: millis(0.2, 3, 40, 500)}
+	cases := map[string]*Run{
+		"one controller without skews": {Scenarios: []Scenario{
+			{Name: "single", Results: []Result{{Controller: Ours}, onlyPeer}},
+		}},
+		"all skews under 1 ms": {Scenarios: []Scenario{
+			{Name: "single", Results: []Result{{Controller: Ours, Skews: millis(0, 0.5)}}},
+		}},
+		"no skews at all": {Scenarios: []Scenario{{Name: "single"}, {Name: "burst"}}},
+		"five panels in two rows, one of many skews": {Scenarios: []Scenario{
+			{Name: "a", Results: []Result{onlyPeer}}, {Name: "b", Results: []Result{onlyPeer}},
+			{Name: "c", Results: []Result{onlyPeer}}, {Name: "d", Results: []Result{onlyPeer}},
+			{Name: "e", Results: []Result{{Controller: Ours, Skews: manySkews(5001)}}},
+		}},
+	}
+	for name, run := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "skew.png")
+			if err := RenderChart(run, path); err != nil {
+				t.Fatalf("RenderChart: %v", err)
+			}
+			assertPNG(t, path)
+		})
+	}
+}
+
+func TestRenderChartUnwritablePath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing", "skew.png")
+	err := RenderChart(testRun(), path)
+	if err == nil || !strings.HasPrefix(err.Error(), "rendering chart: ") {
+		t.Errorf("RenderChart into a missing directory = %v, want a rendering chart error", err)
+	}
+}
+
+func manySkews(n int) []time.Duration {
+	ds := make([]time.Duration, n)
+	for i := range ds {
+		ds[i] = time.Duration(i) * time.Millisecond
+	}
+	return ds
+}
+
+func assertPNG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("decoding %s: %v", path, err)
+	}
+	if b := img.Bounds(); b.Dx() == 0 || b.Dy() == 0 {
+		t.Errorf("%s is %dx%d", path, b.Dx(), b.Dy())
+	}
+}
