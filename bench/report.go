@@ -66,7 +66,7 @@ var figures = []figure{
 	{figReadsPerRun, "%.2f", perRun(func(a aggregate) int { return a.reads })},
 	{figIdleRequestRate, "%.3f", perIdleSecond(func(a aggregate) float64 { return float64(a.idleRequests) })},
 	{figIdleCPU, "%.2f", perIdleSecond(func(a aggregate) float64 { return a.idleCPUSeconds * 100 })},
-	{figCPUSeconds, "%.1f", ran(func(a aggregate) float64 { return a.cpuSeconds })},
+	{figCPUSeconds, "%.2f", ran(func(a aggregate) float64 { return a.cpuSeconds })},
 	{figPeakRSS, "%.1f", nonzero(func(a aggregate) float64 { return float64(a.peakRSSBytes) / mib })},
 	{figHeap, "%.1f", oursOnly(nonzero(func(a aggregate) float64 { return float64(a.heapBytes) / mib }))},
 }
