@@ -37,6 +37,8 @@ type sizes struct {
 	populationMinutes  int
 	restartSize        int
 	restartDowntime    time.Duration
+	// controllers are the controllers to run (both by default).
+	controllers map[Controller]bool
 }
 
 // modeDefaults are the values of the size flags per -mode, for the flags not given.
@@ -54,6 +56,7 @@ var modeDefaults = map[string]map[string]string{
 func main() {
 	var (
 		mode, out, assets, manager, kcm, crds string
+		controllers                           string
 		sz                                    sizes
 		settings                              Settings
 		b                                     = &bench{}
@@ -80,6 +83,7 @@ func main() {
 	flag.StringVar(&manager, "manager", "bin/manager", "Ours: the manager binary (make build).")
 	flag.StringVar(&kcm, "kube-controller-manager", "", "The peer's binary (default: <assets>/kube-controller-manager).")
 	flag.StringVar(&crds, "crds", "config/crd/bases", "Directory of the CronJob CRD.")
+	flag.StringVar(&controllers, "controllers", "ours,peer", "Controllers to run, for tuning one of them: ours, peer or both (the report then has one column empty).")
 	flag.Parse()
 	defaults, ok := modeDefaults[mode]
 	if !ok {
@@ -97,6 +101,15 @@ func main() {
 		if err := flag.Set(k, v); err != nil {
 			panic(err) // modeDefaults is wrong
 		}
+	}
+	sz.controllers = map[Controller]bool{}
+	for _, c := range strings.Split(controllers, ",") {
+		c := Controller(strings.TrimSpace(c))
+		if c != Ours && c != Peer {
+			fmt.Fprintf(os.Stderr, "bench: unknown controller %q in -controllers: use ours, peer or ours,peer\n", c)
+			os.Exit(2)
+		}
+		sz.controllers[c] = true
 	}
 	if kcm == "" {
 		kcm = filepath.Join(assets, "kube-controller-manager")

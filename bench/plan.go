@@ -61,6 +61,9 @@ func plan(name string, sz sizes) (Scenario, []phase, error) {
 			order = []Controller{Peer, Ours}
 		}
 		for _, c := range order {
+			if sz.controllers != nil && !sz.controllers[c] {
+				continue
+			}
 			p := template
 			p.controller, p.repetition = c, rep
 			phases = append(phases, p)
