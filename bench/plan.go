@@ -81,14 +81,16 @@ func minutely(prefix string, n int) []cronJobSpec {
 	return out
 }
 
-// population returns n CronJobs: the first minutely ones minutely, then alternately hourly (at minute i
-// mod 60) and daily (at minute i mod 60 of hour i/60 mod 24).
+// population returns n CronJobs: minutelyCount minutely ones, then alternately hourly and daily ones, the
+// k-th of each kind at minute k mod 60 (the daily ones of hour k/60 mod 24), so every minute of the hour
+// has as many hourly runs due as any other.
 func population(n, minutelyCount int) []cronJobSpec {
 	out := minutely("pop", min(n, minutelyCount))
 	for i := len(out); i < n; i++ {
-		s := fmt.Sprintf("%d * * * *", i%60)
-		if i%2 == 1 {
-			s = fmt.Sprintf("%d %d * * *", i%60, (i/60)%24)
+		k := (i - minutelyCount) / 2
+		s := fmt.Sprintf("%d * * * *", k%60)
+		if (i-minutelyCount)%2 == 1 {
+			s = fmt.Sprintf("%d %d * * *", k%60, (k/60)%24)
 		}
 		out = append(out, cronJobSpec{name: fmt.Sprintf("pop-%05d", i), schedule: s})
 	}

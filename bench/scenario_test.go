@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,13 +112,24 @@ func TestReadAudit(t *testing.T) {
 
 func TestPopulationSchedules(t *testing.T) {
 	specs := population(10, 4)
-	want := []string{"* * * * *", "* * * * *", "* * * * *", "* * * * *", "4 * * * *", "5 0 * * *", "6 * * * *", "7 0 * * *", "8 * * * *", "9 0 * * *"}
+	want := []string{"* * * * *", "* * * * *", "* * * * *", "* * * * *", "0 * * * *", "0 0 * * *", "1 * * * *", "1 0 * * *", "2 * * * *", "2 0 * * *"}
 	var got []string
 	for _, s := range specs {
 		got = append(got, s.schedule)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("population(10, 4) schedules (-want,+got):\n%s", diff)
+	}
+	// At the full size every minute of the hour has the same number of hourly runs due.
+	perMinute := map[string]int{}
+	for _, s := range population(10000, 100)[100:] {
+		if m, rest, _ := strings.Cut(s.schedule, " "); rest == "* * * *" {
+			perMinute[m]++
+		}
+	}
+	if len(perMinute) != 60 || perMinute["0"] != 83 || perMinute["59"] != 82 {
+		t.Errorf("hourly runs per minute of the hour: %d minutes, %d at :00, %d at :59; want 60, 83, 82",
+			len(perMinute), perMinute["0"], perMinute["59"])
 	}
 }
 
