@@ -27,6 +27,7 @@ import (
 func main() {
 	var (
 		metricsAddr, probeAddr string
+		pprofAddr              string
 		leaderElect, secure    bool
 		enableWebhooks         bool
 		maxConcurrent          int
@@ -40,6 +41,7 @@ func main() {
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "Address the metrics endpoint binds to, e.g. :8443 (HTTPS) or :8080 (HTTP); 0 disables it.")
 	flag.BoolVar(&secure, "metrics-secure", true, "Serve metrics over HTTPS, for authenticated and authorized clients only (TokenReview and SubjectAccessReview).")
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
+	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "Address Go's pprof endpoints (/debug/pprof/) bind to, e.g. 127.0.0.1:6060; empty disables them. For profiling only: they are unauthenticated.")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Enable leader election, so that only one manager replica acts at a time.")
 	flag.DurationVar(&leaseDuration, "leader-elect-lease-duration", 15*time.Second, "How long a follower waits, after the last renewal it saw, before it takes over a Lease that was not released.")
 	flag.DurationVar(&renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "How long the leader keeps trying to renew its Lease before it stops acting (and exits).")
@@ -69,9 +71,11 @@ func main() {
 	cfg.Burst = burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
+		Cache:                  controllers.CacheOptions(),
 		Metrics:                metricsOptions(metricsAddr, secure),
 		WebhookServer:          webhook.NewServer(webhook.Options{CertDir: certs.dir}),
 		HealthProbeBindAddress: probeAddr,
+		PprofBindAddress:       pprofAddr,
 		LeaderElection:         leaderElect,
 		LeaderElectionID:       "cronjob-operator.batch.cronjob-operator.dev",
 		// The manager stops acting before it gives up the lease, so a new leader can start at once.

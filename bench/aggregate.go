@@ -26,9 +26,11 @@ type aggregate struct {
 	idleRequests   int
 	idleCPUSeconds float64
 
-	cpuSeconds   float64
-	peakRSSBytes int64
-	heapBytes    int64
+	cpuSeconds float64
+	// controlPlaneCPUSeconds is summed over repetitions.
+	controlPlaneCPUSeconds float64
+	peakRSSBytes           int64
+	heapBytes              int64
 }
 
 // aggregateResults folds the Results of controller c in s; the aggregate has repetitions == 0 when c has
@@ -62,6 +64,7 @@ func aggregateResults(s Scenario, c Controller) aggregate {
 		a.idleRequests += r.IdleRequests
 		a.idleCPUSeconds += r.IdleCPUSeconds
 		a.cpuSeconds += r.CPUSeconds
+		a.controlPlaneCPUSeconds += r.ControlPlaneCPUSeconds
 		a.peakRSSBytes = max(a.peakRSSBytes, r.PeakRSSBytes)
 		a.heapBytes = max(a.heapBytes, r.HeapBytes)
 	}

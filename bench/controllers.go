@@ -23,6 +23,8 @@ type rig struct {
 	kubeconfig string
 	logPath    string
 	settings   Settings
+	// extraArgs are appended to the controller's command line.
+	extraArgs []string
 }
 
 // rigs returns the rigs of both controllers.
@@ -57,7 +59,7 @@ func (r *rig) start(ctx context.Context) (*process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := startProcess("manager", r.logPath, []string{r.binary,
+	p, err := startProcess("manager", r.logPath, append([]string{r.binary,
 		"--kubeconfig=" + r.kubeconfig,
 		"--leader-elect=false",
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
@@ -66,7 +68,7 @@ func (r *rig) start(ctx context.Context) (*process, error) {
 		"--kube-api-qps=" + qps,
 		"--kube-api-burst=" + burst,
 		"--max-concurrent-reconciles=" + strconv.Itoa(r.settings.OursMaxConcurrentReconciles),
-	})
+	}, r.extraArgs...))
 	if err != nil {
 		return nil, err
 	}

@@ -83,6 +83,7 @@ func main() {
 	flag.StringVar(&manager, "manager", "bin/manager", "Ours: the manager binary (make build).")
 	flag.StringVar(&kcm, "kube-controller-manager", "", "The peer's binary (default: <assets>/kube-controller-manager).")
 	flag.StringVar(&crds, "crds", "config/crd/bases", "Directory of the CronJob CRD.")
+	flag.StringVar(&b.oursArgs, "ours-args", "", "Extra flags of ours' manager, space-separated (e.g. --pprof-bind-address=127.0.0.1:6060 --zap-log-level=debug).")
 	flag.StringVar(&controllers, "controllers", "ours,peer", "Controllers to run, for tuning one of them: ours, peer or both (the report then has one column empty).")
 	flag.Parse()
 	defaults, ok := modeDefaults[mode]
@@ -157,6 +158,7 @@ func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings Set
 		return err
 	}
 	b.rigs = rigs(cp, manager, kcm, work, settings)
+	b.rigs[Ours].extraArgs = strings.Fields(b.oursArgs)
 	run := &Run{Started: started, Mode: mode, Machine: machine(), Versions: versions(kcm, assets), Settings: settings}
 	for _, name := range strings.Split(sz.scenarios, ",") {
 		sc, phases, err := plan(strings.TrimSpace(name), sz)

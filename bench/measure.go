@@ -11,11 +11,16 @@ import (
 // costs is what a controller process spent in a window.
 type costs struct {
 	cpu, idleCPU float64
+	// controlPlaneCPU is what kube-apiserver and etcd spent in the window.
+	controlPlaneCPU float64
 	// heap is the largest Go heap in use sampled (ours only).
 	heap int64
 	// idle are the spans in which no run was due.
 	idle []interval
 }
+
+// controlPlaneProcesses are the command names of envtest's control plane.
+var controlPlaneProcesses = []string{"kube-apiserver", "etcd"}
 
 // sleepUntil waits for the wall clock to reach t. The bench measures a real controller against real time,
 // so waiting for an instant is what it is for; it never waits for an outcome this way.
@@ -41,7 +46,7 @@ func (b *bench) observe(ctx context.Context, proc *process, window interval, idl
 	if err := sleepUntil(ctx, window.from); err != nil {
 		return c, err
 	}
-	start := proc.cpuSeconds()
+	start, cpStart := proc.cpuSeconds(), childCPUSeconds(controlPlaneProcesses...)
 	sampleHeap := func() {
 		if proc.metricsURL == "" {
 			return
@@ -76,6 +81,7 @@ func (b *bench) observe(ctx context.Context, proc *process, window interval, idl
 		return c, fmt.Errorf("%s exited during the measurement: %v (log: %s)", proc.name, err, proc.log.Name())
 	}
 	c.cpu = proc.cpuSeconds() - start
+	c.controlPlaneCPU = childCPUSeconds(controlPlaneProcesses...) - cpStart
 	sampleHeap()
 	return c, nil
 }
@@ -145,6 +151,7 @@ func (b *bench) measureRestart(ctx context.Context, p phase, r *rig, ns string, 
 	}
 	res.Start, res.End = window.from, window.to
 	res.CPUSeconds, res.PeakRSSBytes, res.HeapBytes = costs.cpu, proc2.peakRSS(), costs.heap
+	res.ControlPlaneCPUSeconds = costs.controlPlaneCPU
 	jobs := b.watch.inNamespace(ns)
 	due := dueRuns(cronJobs, missed, missed)
 	res.Expected = len(due)

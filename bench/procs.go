@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -198,4 +199,38 @@ func waitHTTP(ctx context.Context, url string, p *process) error {
 		case <-t.C:
 		}
 	}
+}
+
+// childCPUSeconds returns the CPU seconds used so far by this process's children whose executable is
+// named one of names (envtest starts kube-apiserver and etcd as children of the bench).
+func childCPUSeconds(names ...string) float64 {
+	self := os.Getpid()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	total := 0.0
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		fields := strings.Fields(s[close+1:])
+		if len(fields) < 2 || fields[1] != strconv.Itoa(self) || !slices.Contains(names, s[open+1:close]) {
+			continue
+		}
+		if cpu, err := procCPUSeconds(pid); err == nil {
+			total += cpu
+		}
+	}
+	return total
 }

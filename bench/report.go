@@ -37,6 +37,8 @@ const (
 	figIdleRequestRate = "requests per second while idle"
 	figIdleCPU         = "idle CPU (% of one core)"
 	figCPUSeconds      = "CPU seconds"
+	figCPUPerRun       = "CPU ms per run"
+	figCPPerRun        = "kube-apiserver + etcd CPU ms per run"
 	figPeakRSS         = "peak RSS (MiB)"
 	figHeap            = "Go heap in use (MiB)"
 )
@@ -67,6 +69,8 @@ var figures = []figure{
 	{figIdleRequestRate, "%.3f", perIdleSecond(func(a aggregate) float64 { return float64(a.idleRequests) })},
 	{figIdleCPU, "%.2f", perIdleSecond(func(a aggregate) float64 { return a.idleCPUSeconds * 100 })},
 	{figCPUSeconds, "%.2f", ran(func(a aggregate) float64 { return a.cpuSeconds })},
+	{figCPUPerRun, "%.2f", perRunF(func(a aggregate) float64 { return a.cpuSeconds * 1000 })},
+	{figCPPerRun, "%.2f", perRunF(func(a aggregate) float64 { return a.controlPlaneCPUSeconds * 1000 })},
 	{figPeakRSS, "%.1f", nonzero(func(a aggregate) float64 { return float64(a.peakRSSBytes) / mib })},
 	{figHeap, "%.1f", oursOnly(nonzero(func(a aggregate) float64 { return float64(a.heapBytes) / mib }))},
 }
@@ -93,11 +97,16 @@ func nonzero(f func(aggregate) float64) func(aggregate) (float64, bool) {
 
 // perRun divides by the number of Jobs observed.
 func perRun(f func(aggregate) int) func(aggregate) (float64, bool) {
+	return perRunF(func(a aggregate) float64 { return float64(f(a)) })
+}
+
+// perRunF divides f by the number of Jobs observed.
+func perRunF(f func(aggregate) float64) func(aggregate) (float64, bool) {
 	return func(a aggregate) (float64, bool) {
 		if len(a.skews) == 0 {
 			return 0, false
 		}
-		return float64(f(a)) / float64(len(a.skews)), true
+		return f(a) / float64(len(a.skews)), true
 	}
 }
 

@@ -121,6 +121,8 @@ func TestRenderMarkdownScenarioTables(t *testing.T) {
 				"| requests per second while idle | 0.000 | 0.100 | 0.00 |  |  |",
 				"| idle CPU (% of one core) | 0.50 | 0.20 | 2.50 |  |  |",
 				"| CPU seconds | 5.00 | 10.00 | 0.50 |  |  |",
+				"| CPU ms per run | 500.00 | 1000.00 | 0.50 |  |  |",
+				"| kube-apiserver + etcd CPU ms per run | 0.00 | 0.00 | n/a |  |  |",
 				"| peak RSS (MiB) | 50.0 | 100.0 | 0.50 |  |  |",
 				"| Go heap in use (MiB) | 30.0 | n/a | n/a |  |  |",
 			},
@@ -142,6 +144,8 @@ func TestRenderMarkdownScenarioTables(t *testing.T) {
 				"| events per run | 0.00 | n/a | n/a |  |  |",
 				"| reads (get/list) per run | 0.00 | n/a | n/a |  |  |",
 				"| CPU seconds | 0.00 | 0.00 | n/a |  |  |",
+				"| CPU ms per run | 0.00 | n/a | n/a |  |  |",
+				"| kube-apiserver + etcd CPU ms per run | 0.00 | n/a | n/a |  |  |",
 			},
 		},
 		"nothing measured: only rows with a target stay, not met": {

@@ -98,9 +98,12 @@ type Result struct {
 	// CPUSeconds is the controller process's user+system CPU time in the window; PeakRSSBytes its peak
 	// resident set (VmHWM) at the end; HeapBytes the Go heap in use at the end (ours only, from its
 	// go_memstats_heap_inuse_bytes metric; 0 for the peer).
-	CPUSeconds   float64 `json:"cpuSeconds"`
-	PeakRSSBytes int64   `json:"peakRSSBytes"`
-	HeapBytes    int64   `json:"heapBytes,omitempty"`
+	CPUSeconds float64 `json:"cpuSeconds"`
+	// ControlPlaneCPUSeconds is the CPU time kube-apiserver and etcd spent in the window: the server-side
+	// cost of the controller's requests (and of the bench's watch, the same for both).
+	ControlPlaneCPUSeconds float64 `json:"controlPlaneCPUSeconds"`
+	PeakRSSBytes           int64   `json:"peakRSSBytes"`
+	HeapBytes              int64   `json:"heapBytes,omitempty"`
 }
 
 // Writes is the number of mutating requests (create, update, patch, delete, deletecollection) in r.Requests,

@@ -29,6 +29,8 @@ type bench struct {
 	// is 1 s).
 	auditFlush time.Duration
 	logf       func(format string, args ...any)
+	// oursArgs are extra flags of ours' manager (-ours-args).
+	oursArgs string
 }
 
 // cronJobSpec is one CronJob a phase creates.
@@ -138,7 +140,7 @@ func (b *bench) run(ctx context.Context, p phase) (Result, error) {
 	}
 	res.Start, res.End = window.from, window.to
 	res.CPUSeconds, res.PeakRSSBytes, res.HeapBytes = costs.cpu, proc.peakRSS(), costs.heap
-	res.IdleCPUSeconds = costs.idleCPU
+	res.IdleCPUSeconds, res.ControlPlaneCPUSeconds = costs.idleCPU, costs.controlPlaneCPU
 	jobs := b.watch.inNamespace(ns)
 	runs := dueRuns(cronJobs, first, last)
 	res.Expected = len(runs)

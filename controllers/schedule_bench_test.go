@@ -40,3 +40,50 @@ func BenchmarkMostRecentScheduleTime(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParseSchedule measures parsing a schedule with its time zone, done on every reconcile.
+func BenchmarkParseSchedule(b *testing.B) {
+	cases := map[string]struct {
+		schedule string
+		timeZone *string
+	}{
+		"minutely, UTC":                   {schedule: "* * * * *"},
+		"30 6-16/4 * * 1-5, UTC":          {schedule: "30 6-16/4 * * 1-5"},
+		"30 2 * * *, Europe/Berlin (DST)": {schedule: "30 2 * * *", timeZone: ptr.To("Europe/Berlin")},
+		"@every 7m":                       {schedule: "@every 7m"},
+	}
+	for name, bc := range cases {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, _, err := parseSchedule(bc.schedule, bc.timeZone); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPlanRun measures the whole per-reconcile schedule decision (missed runs, deadline, next run) for
+// a CronJob that ran on time and one a year overdue.
+func BenchmarkPlanRun(b *testing.B) {
+	sched, _, err := parseSchedule("*/5 * * * *", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cases := map[string]time.Duration{
+		"due now":          5*time.Minute + time.Second,
+		"one year overdue": 365 * 24 * time.Hour,
+	}
+	for name, overdue := range cases {
+		b.Run(name, func(b *testing.B) {
+			now := topOfTheHour.Add(overdue)
+			b.ReportAllocs()
+			for b.Loop() {
+				if p := planRun(sched, topOfTheHour, now, ptr.To[int64](200)); p.Next.IsZero() {
+					b.Fatal("no next run")
+				}
+			}
+		})
+	}
+}

@@ -17,7 +17,6 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -139,12 +138,13 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	cfg.Dial = net.dialer.DialContext
 	mgrOpts := ctrl.Options{
 		Scheme:                 Scheme(),
+		Cache:                  controllers.CacheOptions(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	}
 	if opts.Namespace != "" {
-		mgrOpts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{opts.Namespace: {}}}
+		mgrOpts.Cache = controllers.CacheOptions(opts.Namespace)
 	}
 	if le := opts.LeaderElection; le != nil {
 		lock, err := leaseLock(cfg, le, name)
