@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"time"
 )
@@ -49,11 +51,17 @@ func readAudit(path string) ([]request, error) {
 	}
 	defer f.Close()
 	var out []request
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 16<<20)
-	for sc.Scan() {
+	rd := bufio.NewReaderSize(f, 1<<20)
+	for {
+		line, err := rd.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			break // a last line with no newline is still being written: it belongs to a later read
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the audit log %s: %w", path, err)
+		}
 		var e auditEvent
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		if err := json.Unmarshal(line, &e); err != nil {
 			return nil, fmt.Errorf("parsing the audit log %s: %w", path, err)
 		}
 		watch := e.Verb == "watch"
@@ -78,7 +86,7 @@ func readAudit(path string) ([]request, error) {
 		}
 		out = append(out, r)
 	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // interval is a half-open span of time [from, to).

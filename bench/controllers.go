@@ -8,6 +8,7 @@ import (
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -109,7 +110,8 @@ func (r *rig) newCronJob(ns, name, schedule string) client.Object {
 }
 
 // deleteAll deletes the controller's CronJobs and every Job in ns. The control plane runs no garbage
-// collector, so the Jobs are deleted explicitly.
+// collector, so the Jobs are deleted explicitly. (Namespaces stay: envtest has no namespace controller to
+// finish their deletion; empty, they cost nothing.)
 func (r *rig) deleteAll(ctx context.Context, c client.Client, ns string) error {
 	var cj client.Object = &cronjobv1.CronJob{}
 	if r.controller == Peer {
@@ -118,7 +120,10 @@ func (r *rig) deleteAll(ctx context.Context, c client.Client, ns string) error {
 	if err := c.DeleteAllOf(ctx, cj, client.InNamespace(ns)); err != nil {
 		return fmt.Errorf("deleting the CronJobs of %s: %w", ns, err)
 	}
-	if err := c.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(ns)); err != nil {
+	// batch/v1 Jobs are deleted with the orphan policy by default: the API server then only adds the orphan
+	// finalizer, and with no garbage collector here the Jobs would stay (in both controllers' caches).
+	if err := c.DeleteAllOf(ctx, &batchv1.Job{}, client.InNamespace(ns),
+		client.PropagationPolicy(metav1.DeletePropagationBackground)); err != nil {
 		return fmt.Errorf("deleting the Jobs of %s: %w", ns, err)
 	}
 	return nil

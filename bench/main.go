@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -43,8 +44,9 @@ type sizes struct {
 
 // modeDefaults are the values of the size flags per -mode, for the flags not given.
 var modeDefaults = map[string]map[string]string{
-	// The full run: every scenario at its stated size, three repetitions (about 6 hours).
-	"full": {"scenarios": "single,burst,population,restart", "repetitions": "3", "single-minutes": "10",
+	// The full run: every scenario at its stated size, two repetitions so that each controller
+	// goes first once (about 4 hours).
+	"full": {"scenarios": "single,burst,population,restart", "repetitions": "2", "single-minutes": "10",
 		"burst-size": "1000", "burst-minutes": "5", "population-size": "10000", "population-minutely": "100",
 		"population-minutes": "30", "restart-size": "1000", "restart-downtime": "10m"},
 	// A smoke run under 5 minutes: one measured minute of single and of a 500-CronJob burst per controller.
@@ -61,7 +63,7 @@ func main() {
 		settings                              Settings
 		b                                     = &bench{}
 	)
-	flag.StringVar(&mode, "mode", "full", "quick (a smoke run under 5 minutes) or full (the issue's sizes, about 6 hours): the defaults of the flags below marked (mode)")
+	flag.StringVar(&mode, "mode", "full", "quick (a smoke run under 5 minutes) or full (the issue's sizes, two repetitions, about 4 hours): the defaults of the flags below marked (mode)")
 	flag.StringVar(&sz.scenarios, "scenarios", "", "(mode) Comma-separated scenarios to run, in order: single, burst, population, restart.")
 	flag.IntVar(&sz.repetitions, "repetitions", 0, "(mode) Repetitions of each scenario per controller; the order of the two controllers alternates.")
 	flag.IntVar(&sz.singleMinutes, "single-minutes", 0, "(mode) single: scheduled minutes measured of one minutely CronJob.")
@@ -84,7 +86,7 @@ func main() {
 	flag.StringVar(&kcm, "kube-controller-manager", "", "The peer's binary (default: <assets>/kube-controller-manager).")
 	flag.StringVar(&crds, "crds", "config/crd/bases", "Directory of the CronJob CRD.")
 	flag.StringVar(&b.oursArgs, "ours-args", "", "Extra flags of ours' manager, space-separated (e.g. --pprof-bind-address=127.0.0.1:6060 --zap-log-level=debug).")
-	flag.StringVar(&controllers, "controllers", "ours,peer", "Controllers to run, for tuning one of them: ours, peer or both (the report then has one column empty).")
+	flag.StringVar(&controllers, "controllers", "ours,peer", "Controllers to run: ours,peer, or one of them for tuning (the report then has one column empty).")
 	flag.Parse()
 	defaults, ok := modeDefaults[mode]
 	if !ok {
@@ -160,24 +162,39 @@ func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings Set
 	b.rigs = rigs(cp, manager, kcm, work, settings)
 	b.rigs[Ours].extraArgs = strings.Fields(b.oursArgs)
 	run := &Run{Started: started, Mode: mode, Machine: machine(), Versions: versions(kcm, assets), Settings: settings}
+	// The results are written after every phase, so a failure or Ctrl-C in hour five keeps what was
+	// measured (the report then says what is missing).
+	save := func() error {
+		run.Duration = time.Since(started).Round(time.Second)
+		return WriteResults(run, dir)
+	}
+	var plans []Scenario
+	var phases [][]phase
 	for _, name := range strings.Split(sz.scenarios, ",") {
-		sc, phases, err := plan(strings.TrimSpace(name), sz)
+		sc, ps, err := plan(strings.TrimSpace(name), sz)
 		if err != nil {
 			return err
 		}
-		for _, p := range phases {
+		plans, phases = append(plans, sc), append(phases, ps)
+	}
+	for i, sc := range plans {
+		run.Scenarios = append(run.Scenarios, sc)
+		for _, p := range phases[i] {
 			res, err := b.run(ctx, p)
 			if err != nil {
-				return fmt.Errorf("%s/%s #%d: %w", p.scenario, p.controller, p.repetition, err)
+				err = fmt.Errorf("%s/%s #%d: %w", p.scenario, p.controller, p.repetition, err)
+				if len(run.Scenarios[i].Results) > 0 || i > 0 {
+					err = errors.Join(err, save())
+					b.logf("the results so far are in %s", dir)
+				}
+				return err
 			}
 			b.logf("%s/%s #%d: %s", p.scenario, p.controller, p.repetition, summary(res))
-			sc.Results = append(sc.Results, res)
+			run.Scenarios[i].Results = append(run.Scenarios[i].Results, res)
+			if err := save(); err != nil {
+				return err
+			}
 		}
-		run.Scenarios = append(run.Scenarios, sc)
-	}
-	run.Duration = time.Since(started).Round(time.Second)
-	if err := WriteResults(run, dir); err != nil {
-		return err
 	}
 	b.logf("bench %s done in %s: %s", mode, run.Duration, filepath.Join(dir, "report.md"))
 	return nil

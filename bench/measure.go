@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -39,14 +40,26 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
+// baseline is the CPU time of the controller and of the control plane a measurement counts from.
+type baseline struct{ cpu, controlPlane float64 }
+
 // observe waits through window while sampling proc's CPU time, and with idle, its CPU time in each idle
-// span: from idleAfter past a whole minute to 1 s before the next (or the window's end).
-func (b *bench) observe(ctx context.Context, proc *process, window interval, idle bool) (costs, error) {
+// span: from idleAfter past a whole minute to 1 s before the next (or the window's end). CPU counts from
+// base, or when base is nil from the window's start. It fails as soon as proc has exited.
+func (b *bench) observe(ctx context.Context, proc *process, window interval, idle bool, base *baseline) (costs, error) {
 	var c costs
 	if err := sleepUntil(ctx, window.from); err != nil {
 		return c, err
 	}
-	start, cpStart := proc.cpuSeconds(), childCPUSeconds(controlPlaneProcesses...)
+	if base == nil {
+		base = &baseline{cpu: proc.cpuSeconds(), controlPlane: childCPUSeconds(controlPlaneProcesses...)}
+	}
+	alive := func() error {
+		if done, err := proc.exited(); done {
+			return fmt.Errorf("%s exited during the measurement: %v (log: %s)", proc.name, err, proc.log.Name())
+		}
+		return nil
+	}
 	sampleHeap := func() {
 		if proc.metricsURL == "" {
 			return
@@ -66,6 +79,10 @@ func (b *bench) observe(ctx context.Context, proc *process, window interval, idl
 		if err := sleepUntil(ctx, span.from); err != nil {
 			return c, err
 		}
+		if err := alive(); err != nil {
+			return c, err
+		}
+		sampleHeap() // just after the minute's runs
 		before := proc.cpuSeconds()
 		if err := sleepUntil(ctx, span.to); err != nil {
 			return c, err
@@ -77,11 +94,11 @@ func (b *bench) observe(ctx context.Context, proc *process, window interval, idl
 	if err := sleepUntil(ctx, window.to); err != nil {
 		return c, err
 	}
-	if done, err := proc.exited(); done {
-		return c, fmt.Errorf("%s exited during the measurement: %v (log: %s)", proc.name, err, proc.log.Name())
+	if err := alive(); err != nil {
+		return c, err
 	}
-	c.cpu = proc.cpuSeconds() - start
-	c.controlPlaneCPU = childCPUSeconds(controlPlaneProcesses...) - cpStart
+	c.cpu = proc.cpuSeconds() - base.cpu
+	c.controlPlaneCPU = childCPUSeconds(controlPlaneProcesses...) - base.controlPlane
 	sampleHeap()
 	return c, nil
 }
@@ -110,8 +127,9 @@ func (b *bench) addRequests(ctx context.Context, res *Result, controller Control
 			continue
 		}
 		res.Requests[r.key]++
+		// A watch re-opened by client-go (every 5-10 minutes) is no work the controller chose to do.
 		for _, span := range idle {
-			if span.contains(r.received) {
+			if span.contains(r.received) && !strings.HasPrefix(r.key, "watch ") {
 				res.IdleRequests++
 			}
 		}
@@ -134,10 +152,20 @@ func (b *bench) measureRestart(ctx context.Context, p phase, r *rig, ns string, 
 		return res, err
 	}
 	proc.stop(10 * time.Second)
-	if err := sleepUntil(ctx, time.Now().Add(p.downtime)); err != nil {
+	// Restart between :15 and :30 of a minute, so the window below (to :58) leaves the catch-up time.
+	restartAt := time.Now().Add(p.downtime)
+	if s := restartAt.Sub(restartAt.Truncate(time.Minute)); s > 30*time.Second {
+		restartAt = nextMinute(restartAt).Add(20 * time.Second)
+	} else if s < 15*time.Second {
+		restartAt = restartAt.Truncate(time.Minute).Add(20 * time.Second)
+	}
+	if err := sleepUntil(ctx, restartAt); err != nil {
 		return res, err
 	}
 	restart := time.Now()
+	// The new process's CPU counts from 0; the control plane's from before the restart, so both
+	// controllers' start-up (cache sync included) is counted alike.
+	base := &baseline{controlPlane: childCPUSeconds(controlPlaneProcesses...)}
 	proc2, err := r.start(ctx)
 	if err != nil {
 		return res, err
@@ -145,7 +173,7 @@ func (b *bench) measureRestart(ctx context.Context, p phase, r *rig, ns string, 
 	defer proc2.stop(10 * time.Second)
 	missed := restart.Truncate(time.Minute)
 	window := interval{restart, missed.Add(58 * time.Second)}
-	costs, err := b.observe(ctx, proc2, window, false)
+	costs, err := b.observe(ctx, proc2, window, false, base)
 	if err != nil {
 		return res, err
 	}

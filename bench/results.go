@@ -89,14 +89,16 @@ type Result struct {
 	// Requests counts the controller's API requests in the window by "verb resource[/subresource]", from the
 	// API server's audit log; a watch counts once, when it starts.
 	Requests map[string]int `json:"requests"`
-	// IdleSeconds is the time, inside the window, in which no run was due (from 5 s after a due minute to
-	// the next one); IdleRequests the requests made then, IdleCPUSeconds the CPU spent then.
+	// IdleSeconds is the time, inside the window, in which no run was due (from -idle-after, 10 s, past a
+	// due minute to 1 s before the next); IdleRequests the requests made then (watches, which client-go
+	// re-opens every 5-10 minutes, excluded), IdleCPUSeconds the CPU spent then.
 	IdleSeconds    float64 `json:"idleSeconds"`
 	IdleRequests   int     `json:"idleRequests"`
 	IdleCPUSeconds float64 `json:"idleCPUSeconds"`
 
-	// CPUSeconds is the controller process's user+system CPU time in the window; PeakRSSBytes its peak
-	// resident set (VmHWM) at the end; HeapBytes the Go heap in use at the end (ours only, from its
+	// CPUSeconds is the controller process's user+system CPU time in the window (restart: from the new
+	// process's start); PeakRSSBytes its peak resident set (VmHWM) at the end; HeapBytes the largest Go heap
+	// in use sampled, 10 s and 59 s past each minute and at the end (ours only, from its
 	// go_memstats_heap_inuse_bytes metric; 0 for the peer).
 	CPUSeconds float64 `json:"cpuSeconds"`
 	// ControlPlaneCPUSeconds is the CPU time kube-apiserver and etcd spent in the window: the server-side

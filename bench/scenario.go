@@ -79,7 +79,9 @@ func (b *bench) createCronJobs(ctx context.Context, r *rig, ns string, specs []c
 	for range 16 {
 		wg.Go(func() {
 			for s := range work {
-				sched, err := cron.ParseStandard(s.schedule)
+				// Both controllers run their CronJobs in Etc/UTC; so does the bench's own count of due runs,
+				// whatever the machine's local time zone.
+				sched, err := cron.ParseStandard("CRON_TZ=Etc/UTC " + s.schedule)
 				obj := r.newCronJob(ns, s.name, s.schedule)
 				if err == nil {
 					err = b.c.Create(ctx, obj)
@@ -125,7 +127,13 @@ func (b *bench) run(ctx context.Context, p phase) (Result, error) {
 	if err != nil {
 		return res, err
 	}
-	first := nextMinute(time.Now().Add(b.settle))
+	// The first minute measured is at least settle away, and comes after the controller has gone quiet:
+	// ours writes a Ready condition on each new CronJob, which for 10,000 takes longer than settle.
+	quiet, err := b.waitQuiet(ctx, proc)
+	if err != nil {
+		return res, err
+	}
+	first := nextMinute(later(time.Now().Add(b.settle), quiet.Add(2*time.Second)))
 	if p.downtime > 0 {
 		return b.measureRestart(ctx, p, r, ns, cronJobs, proc, first)
 	}
@@ -134,7 +142,7 @@ func (b *bench) run(ctx context.Context, p phase) (Result, error) {
 	b.logf("%s/%s #%d: %d CronJobs in %s, measuring %s to %s", p.scenario, p.controller, p.repetition,
 		len(cronJobs), ns, first.Format(time.TimeOnly), window.to.Format(time.TimeOnly))
 
-	costs, err := b.observe(ctx, proc, window, true)
+	costs, err := b.observe(ctx, proc, window, true, nil)
 	if err != nil {
 		return res, err
 	}
@@ -152,6 +160,35 @@ func (b *bench) run(ctx context.Context, p phase) (Result, error) {
 		res.RunsPerSecond = runsPerSecond(jobsFor(jobs, cronJobs, first, last))
 	}
 	return res, b.addRequests(ctx, &res, p.controller, ns, window, costs.idle, jobsFor(jobs, cronJobs, first, last))
+}
+
+// waitQuiet waits until proc has used less than 2% of a core over 2 s (its start-up and the CronJobs'
+// creation done), for at most 5 minutes, and returns when.
+func (b *bench) waitQuiet(ctx context.Context, proc *process) (time.Time, error) {
+	deadline := time.Now().Add(5 * time.Minute)
+	last := proc.cpuSeconds()
+	for time.Now().Before(deadline) {
+		if err := sleepUntil(ctx, time.Now().Add(2*time.Second)); err != nil {
+			return time.Time{}, err
+		}
+		if done, err := proc.exited(); done {
+			return time.Time{}, fmt.Errorf("%s exited after its start: %v (log: %s)", proc.name, err, proc.log.Name())
+		}
+		now := proc.cpuSeconds()
+		if now-last < 0.04 {
+			return time.Now(), nil
+		}
+		last = now
+	}
+	return time.Time{}, fmt.Errorf("%s was still busy 5 minutes after its CronJobs were created (log: %s)", proc.name, proc.log.Name())
+}
+
+// later returns the later of a and b.
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // nextMinute returns the first whole minute at or after t.

@@ -90,7 +90,7 @@ func TestReadAudit(t *testing.T) {
 {"kind":"Event","stage":"ResponseComplete","verb":"watch","user":{"username":"bench-peer"},"objectRef":{"resource":"jobs"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-30T12:00:01Z","stageTimestamp":"2026-11-30T12:09:01Z"}
 {"kind":"Event","stage":"ResponseComplete","verb":"patch","user":{"username":"bench-ours"},"objectRef":{"resource":"cronjobs","subresource":"status","namespace":"ns","name":"c"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-30T12:00:00.020000Z","stageTimestamp":"2026-11-30T12:00:00.025000Z"}
 {"kind":"Event","stage":"ResponseComplete","verb":"get","user":{"username":"bench-ours"},"requestReceivedTimestamp":"2026-11-30T12:00:02Z","stageTimestamp":"2026-11-30T12:00:02Z"}
-`
+{"kind":"Event","stage":"ResponseComplete","verb":"create","user":{"username":"bench-ou` // a line still being written
 	path := filepath.Join(t.TempDir(), "audit.log")
 	if err := os.WriteFile(path, []byte(log), 0o600); err != nil {
 		t.Fatal(err)
