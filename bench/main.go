@@ -197,7 +197,21 @@ func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings Set
 		}
 	}
 	b.logf("bench %s done in %s: %s", mode, run.Duration, filepath.Join(dir, "report.md"))
-	return nil
+	return oursCorrect(run)
+}
+
+// oursCorrect fails when ours lost or duplicated a run in any scenario: a figure that is a bug, not a
+// speed (the peer's are only reported).
+func oursCorrect(run *Run) error {
+	var errs []error
+	for _, sc := range run.Scenarios {
+		for _, r := range sc.Results {
+			if r.Controller == Ours && (r.Lost > 0 || r.Duplicates > 0) {
+				errs = append(errs, fmt.Errorf("%s #%d: ours lost %d and duplicated %d of %d runs", sc.Name, r.Repetition, r.Lost, r.Duplicates, r.Expected))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // summary is the one-line progress report of a phase.

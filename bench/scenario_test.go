@@ -160,3 +160,17 @@ func TestProcFigures(t *testing.T) {
 		t.Errorf("procCPUSeconds(self): %v", err)
 	}
 }
+
+func TestOursCorrect(t *testing.T) {
+	run := &Run{Scenarios: []Scenario{{Name: "burst", Results: []Result{
+		{Controller: Ours, Expected: 10},
+		{Controller: Peer, Expected: 10, Lost: 2},
+	}}}}
+	if err := oursCorrect(run); err != nil {
+		t.Errorf("the peer's lost runs failed the run: %v", err)
+	}
+	run.Scenarios[0].Results[0].Duplicates = 1
+	if err := oursCorrect(run); err == nil || !strings.Contains(err.Error(), "duplicated 1 of 10") {
+		t.Errorf("ours duplicating a run: got %v, want an error naming it", err)
+	}
+}
