@@ -83,14 +83,6 @@ func (r *rig) start(ctx context.Context) (*process, error) {
 	return p, nil
 }
 
-// scheduledAnnotation is the annotation in which the controller records a Job's scheduled time (RFC 3339).
-func (r *rig) scheduledAnnotation() string {
-	if r.controller == Peer {
-		return batchv1.CronJobScheduledTimestampAnnotation
-	}
-	return cronjobv1.ScheduledAtAnnotation
-}
-
 // newCronJob returns the controller's CronJob object for schedule, in Etc/UTC, concurrencyPolicy Allow,
 // no starting deadline, default history limits. Both kinds carry the same Job template.
 func (r *rig) newCronJob(ns, name, schedule string) client.Object {

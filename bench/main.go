@@ -18,12 +18,14 @@ import (
 	"syscall"
 	"time"
 
+	"go.uber.org/zap/zapcore"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
-	"go.uber.org/zap/zapcore"
+	"github.com/cronjob-operator/cronjob-operator/test/oracle"
 )
 
 // sizes are the scenario parameters; -mode gives their defaults, flags override them.
@@ -156,7 +158,7 @@ func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings Set
 	if b.c, err = client.New(cfg, client.Options{Scheme: scheme()}); err != nil {
 		return err
 	}
-	if b.watch, err = startJobWatch(ctx, cfg); err != nil {
+	if b.watch, err = oracle.Start(ctx, cfg, metav1.NamespaceAll); err != nil {
 		return err
 	}
 	b.rigs = rigs(cp, manager, kcm, work, settings)

@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
+	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/cronjob-operator/cronjob-operator/test/oracle"
 )
 
 // costs is what a controller process spent in a window.
@@ -54,12 +56,6 @@ func (b *bench) observe(ctx context.Context, proc *process, window interval, idl
 	if base == nil {
 		base = &baseline{cpu: proc.cpuSeconds(), controlPlane: childCPUSeconds(controlPlaneProcesses...)}
 	}
-	alive := func() error {
-		if done, err := proc.exited(); done {
-			return fmt.Errorf("%s exited during the measurement: %v (log: %s)", proc.name, err, proc.log.Name())
-		}
-		return nil
-	}
 	sampleHeap := func() {
 		if proc.metricsURL == "" {
 			return
@@ -79,7 +75,7 @@ func (b *bench) observe(ctx context.Context, proc *process, window interval, idl
 		if err := sleepUntil(ctx, span.from); err != nil {
 			return c, err
 		}
-		if err := alive(); err != nil {
+		if err := proc.exited("during the measurement"); err != nil {
 			return c, err
 		}
 		sampleHeap() // just after the minute's runs
@@ -94,7 +90,7 @@ func (b *bench) observe(ctx context.Context, proc *process, window interval, idl
 	if err := sleepUntil(ctx, window.to); err != nil {
 		return c, err
 	}
-	if err := alive(); err != nil {
+	if err := proc.exited("during the measurement"); err != nil {
 		return c, err
 	}
 	c.cpu = proc.cpuSeconds() - base.cpu
@@ -105,7 +101,7 @@ func (b *bench) observe(ctx context.Context, proc *process, window interval, idl
 
 // addRequests fills res's request counts from the audit log: the requests of controller's user received
 // in window, those received in an idle span, and the create-return skew of each of jobs.
-func (b *bench) addRequests(ctx context.Context, res *Result, controller Controller, ns string, window interval, idle []interval, jobs []observedJob) error {
+func (b *bench) addRequests(ctx context.Context, res *Result, controller Controller, ns string, window interval, idle []interval, jobs []oracle.ObservedJob) error {
 	if err := sleepUntil(ctx, time.Now().Add(b.auditFlush)); err != nil {
 		return err
 	}
@@ -144,7 +140,7 @@ func (b *bench) addRequests(ctx context.Context, res *Result, controller Control
 // stopped (SIGTERM) for p.downtime and started again. Measured: for each CronJob, the Job of the most recent
 // run missed while the controller was down (the one both controllers start; older missed runs are
 // skipped by both), from the restart: Skews hold observed-minus-restart, CatchUp the largest.
-func (b *bench) measureRestart(ctx context.Context, p phase, r *rig, ns string, cronJobs map[types.UID]created, proc *process, first time.Time) (Result, error) {
+func (b *bench) measureRestart(ctx context.Context, p phase, r *rig, ns string, cronJobs map[types.UID]cron.Schedule, proc *process, first time.Time) (Result, error) {
 	res := Result{Controller: p.controller, Repetition: p.repetition}
 	b.logf("%s/%s #%d: %d CronJobs in %s, warm-up run at %s, then %s down", p.scenario, p.controller, p.repetition,
 		len(cronJobs), ns, first.Format(time.TimeOnly), p.downtime)
@@ -180,7 +176,7 @@ func (b *bench) measureRestart(ctx context.Context, p phase, r *rig, ns string, 
 	res.Start, res.End = window.from, window.to
 	res.CPUSeconds, res.PeakRSSBytes, res.HeapBytes = costs.cpu, proc2.peakRSS(), costs.heap
 	res.ControlPlaneCPUSeconds = costs.controlPlaneCPU
-	jobs := b.watch.inNamespace(ns)
+	jobs := b.watch.JobsIn(ns)
 	due := dueRuns(cronJobs, missed, missed)
 	res.Expected = len(due)
 	res.Lost, _ = lostAndDuplicates(due, jobs)

@@ -57,18 +57,19 @@ func startProcess(name, logPath string, argv []string) (*process, error) {
 	return p, nil
 }
 
-// exited reports whether the process has ended, and with what.
-func (p *process) exited() (bool, error) {
+// exited returns an error saying that the process has ended (while it did what `during` says), with its
+// exit status and log, or nil while it runs.
+func (p *process) exited(during string) error {
 	select {
 	case <-p.done:
-		return true, p.err
+		return fmt.Errorf("%s exited %s: %v (log: %s)", p.name, during, p.err, p.log.Name())
 	default:
-		return false, nil
+		return nil
 	}
 }
 
-// stop sends SIGTERM and waits up to timeout for the process to exit, then kills it. It returns the
-// process's CPU seconds and peak RSS as last sampled before it exited.
+// stop samples the process's CPU time and peak RSS a last time (cpuSeconds and peakRSS report them
+// afterwards), sends SIGTERM and waits up to timeout for it to exit, then kills it.
 func (p *process) stop(timeout time.Duration) {
 	p.sample()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
@@ -103,22 +104,31 @@ func (p *process) peakRSS() int64 {
 	return p.lastRSS
 }
 
-// procCPUSeconds reads utime+stime of pid from /proc/<pid>/stat.
-func procCPUSeconds(pid int) (float64, error) {
+// procStat reads /proc/<pid>/stat: the command name (field 2) and the fields after it, so that
+// fields[0] is field 3 (state), fields[1] the parent's pid, fields[11] and fields[12] utime and stime.
+func procStat(pid int) (comm string, fields []string, err error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return "", nil, err
 	}
-	// The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+	// The command name may hold spaces and parentheses; the fields after its last ')' do not.
 	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, s)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return "", nil, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, s)
 	}
-	fields := strings.Fields(s[i+1:])
-	// fields[0] is field 3 (state); utime and stime are fields 14 and 15.
+	fields = strings.Fields(s[end+1:])
 	if len(fields) < 13 {
-		return 0, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, s)
+		return "", nil, fmt.Errorf("unexpected /proc/%d/stat: %q", pid, s)
+	}
+	return s[open+1 : end], fields, nil
+}
+
+// procCPUSeconds reads utime+stime of pid from /proc/<pid>/stat.
+func procCPUSeconds(pid int) (float64, error) {
+	_, fields, err := procStat(pid)
+	if err != nil {
+		return 0, err
 	}
 	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
 	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
@@ -190,8 +200,8 @@ func waitHTTP(ctx context.Context, url string, p *process) error {
 				return nil
 			}
 		}
-		if done, err := p.exited(); done {
-			return fmt.Errorf("%s exited before %s answered: %v (log: %s)", p.name, url, err, p.log.Name())
+		if err := p.exited("before " + url + " answered"); err != nil {
+			return err
 		}
 		select {
 		case <-ctx.Done():
@@ -215,17 +225,8 @@ func childCPUSeconds(names ...string) float64 {
 		if err != nil {
 			continue
 		}
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || close < open {
-			continue
-		}
-		fields := strings.Fields(s[close+1:])
-		if len(fields) < 2 || fields[1] != strconv.Itoa(self) || !slices.Contains(names, s[open+1:close]) {
+		comm, fields, err := procStat(pid)
+		if err != nil || fields[1] != strconv.Itoa(self) || !slices.Contains(names, comm) {
 			continue
 		}
 		if cpu, err := procCPUSeconds(pid); err == nil {

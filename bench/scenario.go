@@ -12,13 +12,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cronjob-operator/cronjob-operator/test/oracle"
 )
 
 // bench holds what every phase uses: the harness client, the Job watch, the rigs and the timings.
 type bench struct {
-	cp    *controlPlane
-	c     client.Client
-	watch *jobWatch
+	cp *controlPlane
+	c  client.Client
+	// watch is the one Job watch both controllers are measured with.
+	watch *oracle.Oracle
 	rigs  map[Controller]*rig
 	// settle is the least time between a controller's start (and its CronJobs' creation) and the first
 	// scheduled minute measured: the controller's caches sync in it.
@@ -53,12 +56,6 @@ type phase struct {
 	downtime time.Duration
 }
 
-// created is a CronJob the harness made: its UID (the owner of its Jobs) and parsed schedule.
-type created struct {
-	name     string
-	schedule cron.Schedule
-}
-
 func (b *bench) namespace(ctx context.Context, p phase) (string, error) {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
 		Name: fmt.Sprintf("%s-%s-%d", p.scenario, p.controller, p.repetition),
@@ -69,9 +66,10 @@ func (b *bench) namespace(ctx context.Context, p phase) (string, error) {
 	return ns.Name, nil
 }
 
-// createCronJobs creates the phase's CronJobs with 16 parallel requests and returns them by UID.
-func (b *bench) createCronJobs(ctx context.Context, r *rig, ns string, specs []cronJobSpec) (map[types.UID]created, error) {
-	out := make(map[types.UID]created, len(specs))
+// createCronJobs creates the phase's CronJobs with 16 parallel requests and returns their schedules by
+// UID (the owner of their Jobs).
+func (b *bench) createCronJobs(ctx context.Context, r *rig, ns string, specs []cronJobSpec) (map[types.UID]cron.Schedule, error) {
+	out := make(map[types.UID]cron.Schedule, len(specs))
 	var mu sync.Mutex
 	var firstErr error
 	work := make(chan cronJobSpec)
@@ -91,7 +89,7 @@ func (b *bench) createCronJobs(ctx context.Context, r *rig, ns string, specs []c
 					firstErr = fmt.Errorf("creating CronJob %s/%s: %w", ns, s.name, err)
 				}
 				if err == nil {
-					out[obj.GetUID()] = created{name: s.name, schedule: sched}
+					out[obj.GetUID()] = sched
 				}
 				mu.Unlock()
 			}
@@ -149,17 +147,18 @@ func (b *bench) run(ctx context.Context, p phase) (Result, error) {
 	res.Start, res.End = window.from, window.to
 	res.CPUSeconds, res.PeakRSSBytes, res.HeapBytes = costs.cpu, proc.peakRSS(), costs.heap
 	res.IdleCPUSeconds, res.ControlPlaneCPUSeconds = costs.idleCPU, costs.controlPlaneCPU
-	jobs := b.watch.inNamespace(ns)
+	jobs := b.watch.JobsIn(ns)
 	runs := dueRuns(cronJobs, first, last)
 	res.Expected = len(runs)
 	res.Lost, res.Duplicates = lostAndDuplicates(runs, jobs)
-	for _, j := range jobsFor(jobs, cronJobs, first, last) {
+	measured := jobsFor(jobs, cronJobs, first, last)
+	for _, j := range measured {
 		res.Skews = append(res.Skews, j.Seen.Sub(j.ScheduledAt))
 	}
 	if p.throughput {
-		res.RunsPerSecond = runsPerSecond(jobsFor(jobs, cronJobs, first, last))
+		res.RunsPerSecond = runsPerSecond(measured)
 	}
-	return res, b.addRequests(ctx, &res, p.controller, ns, window, costs.idle, jobsFor(jobs, cronJobs, first, last))
+	return res, b.addRequests(ctx, &res, p.controller, ns, window, costs.idle, measured)
 }
 
 // waitQuiet waits until proc has used less than 2% of a core over 2 s (its start-up and the CronJobs'
@@ -171,8 +170,8 @@ func (b *bench) waitQuiet(ctx context.Context, proc *process) (time.Time, error)
 		if err := sleepUntil(ctx, time.Now().Add(2*time.Second)); err != nil {
 			return time.Time{}, err
 		}
-		if done, err := proc.exited(); done {
-			return time.Time{}, fmt.Errorf("%s exited after its start: %v (log: %s)", proc.name, err, proc.log.Name())
+		if err := proc.exited("after its start"); err != nil {
+			return time.Time{}, err
 		}
 		now := proc.cpuSeconds()
 		if now-last < 0.04 {
@@ -207,10 +206,10 @@ type run struct {
 }
 
 // dueRuns returns every run of cronJobs scheduled in [from, to].
-func dueRuns(cronJobs map[types.UID]created, from, to time.Time) []run {
+func dueRuns(cronJobs map[types.UID]cron.Schedule, from, to time.Time) []run {
 	var out []run
-	for uid, cj := range cronJobs {
-		for t := cj.schedule.Next(from.Add(-time.Nanosecond)); !t.After(to); t = cj.schedule.Next(t) {
+	for uid, sched := range cronJobs {
+		for t := sched.Next(from.Add(-time.Nanosecond)); !t.After(to); t = sched.Next(t) {
 			out = append(out, run{owner: uid, at: t})
 		}
 	}
@@ -218,7 +217,7 @@ func dueRuns(cronJobs map[types.UID]created, from, to time.Time) []run {
 }
 
 // lostAndDuplicates counts the due runs with no Job, and the Jobs beyond the first of a run.
-func lostAndDuplicates(due []run, jobs []observedJob) (lost, duplicates int) {
+func lostAndDuplicates(due []run, jobs []oracle.ObservedJob) (lost, duplicates int) {
 	count := map[run]int{}
 	for _, j := range jobs {
 		count[run{owner: j.Owner, at: j.ScheduledAt.UTC()}]++
@@ -235,8 +234,8 @@ func lostAndDuplicates(due []run, jobs []observedJob) (lost, duplicates int) {
 }
 
 // jobsFor returns the Jobs of cronJobs scheduled in [from, to].
-func jobsFor(jobs []observedJob, cronJobs map[types.UID]created, from, to time.Time) []observedJob {
-	var out []observedJob
+func jobsFor(jobs []oracle.ObservedJob, cronJobs map[types.UID]cron.Schedule, from, to time.Time) []oracle.ObservedJob {
+	var out []oracle.ObservedJob
 	for _, j := range jobs {
 		if _, ok := cronJobs[j.Owner]; ok && !j.ScheduledAt.Before(from) && !j.ScheduledAt.After(to) {
 			out = append(out, j)
@@ -247,7 +246,7 @@ func jobsFor(jobs []observedJob, cronJobs map[types.UID]created, from, to time.T
 
 // runsPerSecond is, averaged over the scheduled minutes, the Jobs of a minute divided by the time from
 // that minute to the last of them being observed.
-func runsPerSecond(jobs []observedJob) float64 {
+func runsPerSecond(jobs []oracle.ObservedJob) float64 {
 	type minute struct {
 		n    int
 		last time.Time

@@ -10,13 +10,15 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/cronjob-operator/cronjob-operator/test/oracle"
 )
 
 var anchor = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 func mustSchedule(t *testing.T, s string) cron.Schedule {
 	t.Helper()
-	sched, err := cron.ParseStandard(s)
+	sched, err := cron.ParseStandard("CRON_TZ=Etc/UTC " + s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,10 +41,10 @@ func TestNextMinute(t *testing.T) {
 }
 
 func TestDueRunsAndLostAndDuplicates(t *testing.T) {
-	cronJobs := map[types.UID]created{
-		"minutely": {name: "m", schedule: mustSchedule(t, "* * * * *")},
-		"hourly":   {name: "h", schedule: mustSchedule(t, "2 * * * *")},
-		"daily":    {name: "d", schedule: mustSchedule(t, "30 3 * * *")},
+	cronJobs := map[types.UID]cron.Schedule{
+		"minutely": mustSchedule(t, "* * * * *"),
+		"hourly":   mustSchedule(t, "2 * * * *"),
+		"daily":    mustSchedule(t, "30 3 * * *"),
 	}
 	// [12:00, 12:03]: the minutely CronJob is due 4 times (both ends count), the hourly once, the daily never.
 	due := dueRuns(cronJobs, anchor, anchor.Add(3*time.Minute))
@@ -50,7 +52,7 @@ func TestDueRunsAndLostAndDuplicates(t *testing.T) {
 		t.Fatalf("dueRuns = %d runs, want 5: %v", len(due), due)
 	}
 	seen := anchor.Add(time.Second)
-	jobs := []observedJob{
+	jobs := []oracle.ObservedJob{
 		{Owner: "minutely", ScheduledAt: anchor, Seen: seen},
 		{Owner: "minutely", ScheduledAt: anchor.Add(time.Minute), Seen: seen},
 		{Owner: "minutely", ScheduledAt: anchor.Add(time.Minute), Seen: seen}, // a duplicate
@@ -69,12 +71,12 @@ func TestDueRunsAndLostAndDuplicates(t *testing.T) {
 }
 
 func TestRunsPerSecond(t *testing.T) {
-	var jobs []observedJob
+	var jobs []oracle.ObservedJob
 	// Minute 1: 100 Jobs, the last seen 0.5 s after the minute (200 runs/s); minute 2: 100 in 2 s (50/s).
 	for i := range 100 {
 		jobs = append(jobs,
-			observedJob{ScheduledAt: anchor, Seen: anchor.Add(time.Duration(i+1) * 5 * time.Millisecond)},
-			observedJob{ScheduledAt: anchor.Add(time.Minute), Seen: anchor.Add(time.Minute + time.Duration(i+1)*20*time.Millisecond)})
+			oracle.ObservedJob{ScheduledAt: anchor, Seen: anchor.Add(time.Duration(i+1) * 5 * time.Millisecond)},
+			oracle.ObservedJob{ScheduledAt: anchor.Add(time.Minute), Seen: anchor.Add(time.Minute + time.Duration(i+1)*20*time.Millisecond)})
 	}
 	if got, want := runsPerSecond(jobs), 125.0; got != want {
 		t.Errorf("runsPerSecond = %v, want %v (the mean of 200 and 50)", got, want)
