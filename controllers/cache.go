@@ -8,7 +8,8 @@ import (
 // CronJobs and every Job of the cluster, or of namespaces when given) is stored without
 // metadata.managedFields. The controller never reads them, and they are often the largest part of an
 // object's metadata: with 10,000 CronJobs and their Jobs they would be tens of MiB of heap. Status writes are
-// merge patches computed between two cached copies, so the missing field is never sent.
+// updates of the status subresource, for which the API server keeps the stored managedFields whatever the
+// request carries, so the missing field is never written back.
 func CacheOptions(namespaces ...string) cache.Options {
 	opts := cache.Options{DefaultTransform: cache.TransformStripManagedFields()}
 	if len(namespaces) > 0 {

@@ -61,8 +61,8 @@ type CronJobReconciler struct {
 	MaxConcurrentReconciles int
 }
 
-// +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=get;list;watch
+// +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs/status,verbs=get;update
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -92,8 +92,12 @@ func (r *CronJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	s := &syncer{r: r, cj: &cj, jobs: jobs, now: now}
 	result, syncErr := s.sync(ctx)
 	if !equality.Semantic.DeepEqual(original.Status, cj.Status) {
-		patch := client.MergeFromWithOptions(original, client.MergeFromWithOptimisticLock{})
-		if err := r.Client.Status().Patch(ctx, &cj, patch); err != nil {
+		// A full update of the status subresource, not a merge patch: the resourceVersion read from the cache
+		// makes it conditional all the same (a conflict when the cache was stale), and the API server neither
+		// reads the stored object back to JSON nor applies a patch to it. In a kube-apiserver CPU profile of
+		// a burst of 1,000 runs (make bench), the merge patch cost the server about twice what an update
+		// does. The cache strips managedFields; the server keeps the live ones on a subresource update.
+		if err := r.Client.Status().Update(ctx, &cj); err != nil {
 			if apierrors.IsConflict(err) && syncErr == nil {
 				// The cached CronJob was older than the one on the server, typically because this reconcile
 				// was triggered by the Job created by the previous one before its status write reached the

@@ -72,7 +72,7 @@ type outcome struct {
 	LastSuccessful *metav1.Time
 	LastFailure    *metav1.Time
 	Events         []string // "Type Reason", in order
-	StatusWrites   int      // status patches sent
+	StatusWrites   int      // status writes sent (updates of the status subresource)
 	Ready          string   // reason of the Ready condition
 	Requeue        time.Duration
 	Err            bool
@@ -154,11 +154,11 @@ func (sc scenario) run(t *testing.T) outcome {
 	return got
 }
 
-// recording wraps funcs so that successful creates and deletes and all status patches are recorded in got.
+// recording wraps funcs so that successful creates and deletes and all status writes are recorded in got.
 // With a server (the API server behind a stale cache), a create meets AlreadyExists for a Job the server
 // has, and a delete of a Job the cache lacks goes to the server, as the writes of a real client would.
 func recording(funcs interceptor.Funcs, server client.Client, got *outcome) interceptor.Funcs {
-	create, del, patch := funcs.Create, funcs.Delete, funcs.SubResourcePatch
+	create, del, update := funcs.Create, funcs.Delete, funcs.SubResourceUpdate
 	funcs.Create = func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 		var err error
 		switch {
@@ -189,12 +189,12 @@ func recording(funcs interceptor.Funcs, server client.Client, got *outcome) inte
 		}
 		return err
 	}
-	funcs.SubResourcePatch = func(ctx context.Context, c client.Client, sub string, obj client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
+	funcs.SubResourceUpdate = func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 		got.StatusWrites++
-		if patch != nil {
-			return patch(ctx, c, sub, obj, p, opts...)
+		if update != nil {
+			return update(ctx, c, sub, obj, opts...)
 		}
-		return c.SubResource(sub).Patch(ctx, obj, p, opts...)
+		return c.SubResource(sub).Update(ctx, obj, opts...)
 	}
 	return funcs
 }

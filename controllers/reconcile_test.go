@@ -185,7 +185,7 @@ func observed(schedule string, suspended bool, since time.Time) func(*cronjobv1.
 func TestReconcileStatusConflictRequeuesQuietly(t *testing.T) {
 	cj := testCronJob()
 	f := newFixture(t, topOfTheHour.Add(2*time.Second), interceptor.Funcs{
-		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 			return apierrors.NewConflict(cronjobv1.GroupVersion.WithResource("cronjobs").GroupResource(), obj.GetName(), fmt.Errorf("the object has been modified"))
 		},
 	}, cj)
