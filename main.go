@@ -88,11 +88,16 @@ func main() {
 		log.Error(err, "Unable to create manager")
 		os.Exit(1)
 	}
+	recorder, err := controllers.NewEventRecorder(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), controllers.ControllerName)
+	if err != nil {
+		log.Error(err, "Unable to create the event recorder")
+		os.Exit(1)
+	}
 	r := &controllers.CronJobReconciler{
 		Client:                  mgr.GetClient(),
 		APIReader:               mgr.GetAPIReader(),
 		Scheme:                  mgr.GetScheme(),
-		Recorder:                mgr.GetEventRecorder(controllers.ControllerName),
+		Recorder:                recorder,
 		MaxConcurrentReconciles: maxConcurrent,
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
@@ -128,7 +133,14 @@ func main() {
 		os.Exit(1)
 	}
 	log.Info("Starting manager", "leaderElect", leaderElect, "webhooks", enableWebhooks, "maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst)
-	if err := mgr.Start(ctrl.SetupSignalHandler()); err != nil {
+	if err := recorder.Start(ctrl.Log.WithName("events")); err != nil {
+		log.Error(err, "Unable to start the event recorder")
+		os.Exit(1)
+	}
+	err = mgr.Start(ctrl.SetupSignalHandler())
+	// The controller has stopped: send the Events of its last reconciles.
+	recorder.Stop()
+	if err != nil {
 		log.Error(err, "Manager exited with an error")
 		os.Exit(1)
 	}

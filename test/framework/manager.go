@@ -159,17 +159,22 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "creating manager %s", name)
 
+	recorder, err := controllers.NewEventRecorder(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), controllers.ControllerName)
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "creating the event recorder of manager %s", name)
+	gomega.ExpectWithOffset(1, recorder.Start(mgr.GetLogger().WithName("events"))).To(gomega.Succeed(),
+		"starting the event recorder of manager %s", name)
+
 	r := &controllers.CronJobReconciler{
 		Client:                  mgr.GetClient(),
 		APIReader:               mgr.GetAPIReader(),
 		Scheme:                  mgr.GetScheme(),
-		Recorder:                mgr.GetEventRecorder(controllers.ControllerName),
+		Recorder:                recorder,
 		Clock:                   opts.Clock,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
 	}
 	gomega.ExpectWithOffset(1, r.SetupWithManager(mgr)).To(gomega.Succeed(), "setting up the CronJob controller of manager %s", name)
 
-	m := startManager(mgr, name, net)
+	m := startManager(mgr, recorder, name, net)
 	syncCtx, cancelSync := context.WithTimeout(context.Background(), Timeout)
 	defer cancelSync()
 	synced := mgr.GetCache().WaitForCacheSync(syncCtx)
@@ -180,12 +185,14 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	return m
 }
 
-func startManager(mgr manager.Manager, name string, net *network) *Manager {
+func startManager(mgr manager.Manager, recorder *controllers.EventRecorder, name string, net *network) *Manager {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{name: name, elected: mgr.Elected(), cancel: cancel, done: make(chan error, 1), network: net}
 	go func() {
 		defer ginkgo.GinkgoRecover()
-		m.done <- mgr.Start(ctx)
+		err := mgr.Start(ctx)
+		recorder.Stop() // as main.go: after the controller's last reconcile
+		m.done <- err
 	}()
 	return m
 }

@@ -1,0 +1,83 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+	eventsv1client "k8s.io/client-go/kubernetes/typed/events/v1"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/events"
+)
+
+// EventRecorder records events.k8s.io/v1 Events, as the recorder of controller-runtime's
+// manager.GetEventRecorder does, but sends them to the API server as protobuf instead of JSON.
+//
+// Every scheduled run emits an event, so in a burst the API server creates as many Events as Jobs. In
+// `make bench` (a burst of 1,000 runs on 2 cores) the Events cost the API server and etcd about 2 ms of
+// CPU per run, a sixth of all the control plane spent per run; protobuf took about 0.3 ms of that off
+// (the built-in CronJob controller sends its Events as protobuf too). controller-runtime offers no way to
+// choose the encoding of its Events client: it is made from the manager's rest.Config, and protobuf set
+// there would break the requests for our CronJobs (custom resources are JSON only).
+//
+// Start it before the manager, and Stop it once the manager has stopped, so that the Events of the last
+// reconciles are still sent. Events are best effort, as everywhere in Kubernetes: an Event the API server
+// refuses is logged and dropped, never retried past the broadcaster's own retries.
+type EventRecorder struct {
+	events.EventRecorder
+	broadcaster events.EventBroadcaster
+	cancel      context.CancelFunc
+	stopLogging func()
+	stopOnce    sync.Once
+}
+
+// NewEventRecorder returns an EventRecorder whose Events name reportingController as their reporting
+// controller and reportingController-<host name> as the reporting instance (as controller-runtime's). It
+// uses cfg's host and credentials with httpClient (the manager's: GetConfig and GetHTTPClient). It returns
+// an error only when cfg cannot make a client.
+func NewEventRecorder(cfg *rest.Config, httpClient *http.Client, scheme *runtime.Scheme,
+	reportingController string) (*EventRecorder, error) {
+	cfg = rest.CopyConfig(cfg)
+	cfg.ContentType = runtime.ContentTypeProtobuf
+	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
+	client, err := eventsv1client.NewForConfigAndClient(cfg, httpClient)
+	if err != nil {
+		return nil, fmt.Errorf("making the events client: %w", err)
+	}
+	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client})
+	return &EventRecorder{
+		EventRecorder: broadcaster.NewRecorder(scheme, reportingController),
+		broadcaster:   broadcaster,
+		stopLogging:   func() {},
+	}, nil
+}
+
+// Start starts sending the recorded Events, and logging them at V(1) with logger. Events recorded before
+// Start are dropped. It returns an error only if the broadcaster cannot start; then nothing is sent.
+func (r *EventRecorder) Start(logger logr.Logger) error {
+	ctx, cancel := context.WithCancel(logr.NewContext(context.Background(), logger))
+	if err := r.broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
+		cancel()
+		return fmt.Errorf("starting the event broadcaster: %w", err)
+	}
+	r.cancel = cancel
+	if stop, err := r.broadcaster.StartLogging(logger.V(1)); err == nil {
+		r.stopLogging = stop
+	}
+	return nil
+}
+
+// Stop hands the Events recorded so far to the sender and stops it (the order of controller-runtime's
+// own recorder). Events recorded after Stop are dropped. Calling Stop twice is harmless.
+func (r *EventRecorder) Stop() {
+	r.stopOnce.Do(func() {
+		r.broadcaster.Shutdown()
+		r.stopLogging()
+		if r.cancel != nil {
+			r.cancel()
+		}
+	})
+}
