@@ -138,7 +138,7 @@ func main() {
 		os.Exit(1)
 	}
 	err = mgr.Start(ctrl.SetupSignalHandler())
-	// The controller has stopped: send the Events of its last reconciles.
+	// The controller has stopped: hand over the Events still queued (best effort, see EventRecorder).
 	recorder.Stop()
 	if err != nil {
 		log.Error(err, "Manager exited with an error")

@@ -55,7 +55,8 @@ type CronJobReconciler struct {
 	// clock.WithTicker (as k8s.io/utils/clock/testing's FakeClock does), SetupWithManager makes the
 	// controller's workqueue use it too, so RequeueAfter delays elapse when the clock is stepped.
 	Clock clock.PassiveClock
-	// Recorder emits events (events.k8s.io API); mgr.GetEventRecorder(ControllerName) gives one.
+	// Recorder emits events (events.k8s.io API): an EventRecorder from NewEventRecorder, started before the
+	// manager and stopped after it (see main.go). Nil emits none.
 	Recorder events.EventRecorder
 	// MaxConcurrentReconciles is how many CronJobs are reconciled in parallel; 0 means 1.
 	MaxConcurrentReconciles int
@@ -63,6 +64,10 @@ type CronJobReconciler struct {
 
 // +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=get;list;watch
 // +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs/status,verbs=get;update
+// Update of cronjobs/finalizers: each Job's owner reference sets blockOwnerDeletion, and clusters with the
+// OwnerReferencesPermissionEnforcement admission plugin (OpenShift, some hardened clusters) let only a
+// client that may update the owner's finalizers set it.
+// +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs/finalizers,verbs=update
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
@@ -94,9 +99,10 @@ func (r *CronJobReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ct
 	if !equality.Semantic.DeepEqual(original.Status, cj.Status) {
 		// A full update of the status subresource, not a merge patch: the resourceVersion read from the cache
 		// makes it conditional all the same (a conflict when the cache was stale), and the API server neither
-		// reads the stored object back to JSON nor applies a patch to it. In a kube-apiserver CPU profile of
-		// a burst of 1,000 runs (make bench), the merge patch cost the server about twice what an update
-		// does. The cache strips managedFields; the server keeps the live ones on a subresource update.
+		// reads the stored object back to JSON nor applies a patch to it. In kube-apiserver CPU profiles of
+		// a burst of 1,000 runs (make bench), an update cost the server about a third less than the merge
+		// patch (about 1.3 ms of CPU per run against 2.0 ms). The cache strips managedFields; the server
+		// keeps the stored ones on a subresource update.
 		if err := r.Client.Status().Update(ctx, &cj); err != nil {
 			if apierrors.IsConflict(err) && syncErr == nil {
 				// The cached CronJob was older than the one on the server, typically because this reconcile

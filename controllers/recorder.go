@@ -23,9 +23,10 @@ import (
 // choose the encoding of its Events client: it is made from the manager's rest.Config, and protobuf set
 // there would break the requests for our CronJobs (custom resources are JSON only).
 //
-// Start it before the manager, and Stop it once the manager has stopped, so that the Events of the last
-// reconciles are still sent. Events are best effort, as everywhere in Kubernetes: an Event the API server
-// refuses is logged and dropped, never retried past the broadcaster's own retries.
+// Start it before the manager, and Stop it once the manager has stopped. Events are best effort, as
+// everywhere in Kubernetes and as with controller-runtime's recorder: an Event the API server refuses is
+// logged and dropped after the broadcaster's own retries, and Events still being sent when Stop is called
+// may be lost.
 type EventRecorder struct {
 	events.EventRecorder
 	broadcaster events.EventBroadcaster
@@ -70,8 +71,9 @@ func (r *EventRecorder) Start(logger logr.Logger) error {
 	return nil
 }
 
-// Stop hands the Events recorded so far to the sender and stops it (the order of controller-runtime's
-// own recorder). Events recorded after Stop are dropped. Calling Stop twice is harmless.
+// Stop hands the Events queued so far to the sender, then stops it without waiting for the requests in
+// flight (the order of controller-runtime's own recorder). Events recorded after Stop are dropped. Stop
+// without Start, or a second Stop, does nothing more.
 func (r *EventRecorder) Stop() {
 	r.stopOnce.Do(func() {
 		r.broadcaster.Shutdown()

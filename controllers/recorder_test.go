@@ -9,8 +9,8 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// Stop must be safe without Start (a manager that failed before it started) and when called twice: the
-// broadcaster's Shutdown closes channels, and a second close would panic.
+// Stop must be safe without Start (a manager that failed before it started) and when called twice (main.go
+// and the test framework each stop a recorder once, but a caller may defer a second Stop).
 func TestEventRecorderStopTwice(t *testing.T) {
 	r, err := NewEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, runtime.NewScheme(), ControllerName)
 	if err != nil {

@@ -161,9 +161,6 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 
 	recorder, err := controllers.NewEventRecorder(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), controllers.ControllerName)
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "creating the event recorder of manager %s", name)
-	gomega.ExpectWithOffset(1, recorder.Start(mgr.GetLogger().WithName("events"))).To(gomega.Succeed(),
-		"starting the event recorder of manager %s", name)
-
 	r := &controllers.CronJobReconciler{
 		Client:                  mgr.GetClient(),
 		APIReader:               mgr.GetAPIReader(),
@@ -174,6 +171,9 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	}
 	gomega.ExpectWithOffset(1, r.SetupWithManager(mgr)).To(gomega.Succeed(), "setting up the CronJob controller of manager %s", name)
 
+	// Started last, so that no failed step above leaves its goroutines running.
+	gomega.ExpectWithOffset(1, recorder.Start(mgr.GetLogger().WithName("events"))).To(gomega.Succeed(),
+		"starting the event recorder of manager %s", name)
 	m := startManager(mgr, recorder, name, net)
 	syncCtx, cancelSync := context.WithTimeout(context.Background(), Timeout)
 	defer cancelSync()
@@ -191,7 +191,7 @@ func startManager(mgr manager.Manager, recorder *controllers.EventRecorder, name
 	go func() {
 		defer ginkgo.GinkgoRecover()
 		err := mgr.Start(ctx)
-		recorder.Stop() // as main.go: after the controller's last reconcile
+		recorder.Stop() // as main.go: once the controller has stopped
 		m.done <- err
 	}()
 	return m
