@@ -88,22 +88,7 @@ func main() {
 		log.Error(err, "Unable to create manager")
 		os.Exit(1)
 	}
-	recorder, err := controllers.NewEventRecorder(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), controllers.ControllerName)
-	if err != nil {
-		log.Error(err, "Unable to create the event recorder")
-		os.Exit(1)
-	}
-	r := &controllers.CronJobReconciler{
-		Client:                  mgr.GetClient(),
-		APIReader:               mgr.GetAPIReader(),
-		Scheme:                  mgr.GetScheme(),
-		Recorder:                recorder,
-		MaxConcurrentReconciles: maxConcurrent,
-	}
-	if err := r.SetupWithManager(mgr); err != nil {
-		log.Error(err, "Unable to set up controller")
-		os.Exit(1)
-	}
+	setup := controllers.Options{MaxConcurrentReconciles: maxConcurrent}
 	ready := healthz.Ping
 	if enableWebhooks {
 		certsReady, err := addWebhookCertRotator(mgr, certs)
@@ -113,16 +98,15 @@ func main() {
 		}
 		// The webhooks are served once the certificate is there; until then the manager is not ready, so
 		// its Service sends the API server's admission calls to no replica that would fail them.
-		go func() {
-			<-certsReady
-			if err := (&controllers.CronJobAdmission{}).SetupWebhookWithManager(mgr); err != nil {
-				log.Error(err, "Unable to set up webhooks")
-				os.Exit(1)
-			}
-		}()
+		setup.Webhooks = &controllers.WebhookOptions{CertsReady: certsReady}
 		// GetWebhookServer adds the webhook server to the manager, which starts it: only once the
 		// certificate is there, or it would fail to load it.
 		ready = readyAfter(certsReady, func(req *http.Request) error { return mgr.GetWebhookServer().StartedChecker()(req) })
+	}
+	cronJobs, err := controllers.Setup(mgr, setup)
+	if err != nil {
+		log.Error(err, "Unable to set up the CronJob controller")
+		os.Exit(1)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		log.Error(err, "Unable to set up health check")
@@ -133,14 +117,7 @@ func main() {
 		os.Exit(1)
 	}
 	log.Info("Starting manager", "leaderElect", leaderElect, "webhooks", enableWebhooks, "maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst)
-	if err := recorder.Start(ctrl.Log.WithName("events")); err != nil {
-		log.Error(err, "Unable to start the event recorder")
-		os.Exit(1)
-	}
-	err = mgr.Start(ctrl.SetupSignalHandler())
-	// The controller has stopped: hand over the Events still queued (best effort, see EventRecorder).
-	recorder.Stop()
-	if err != nil {
+	if err := cronJobs.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "Manager exited with an error")
 		os.Exit(1)
 	}

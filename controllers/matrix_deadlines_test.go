@@ -43,9 +43,9 @@ func TestMatrixDeadlines(t *testing.T) {
 			cronJob: fns(deadline(shortDeadline), lastRun(priorHour)), now: topOfTheHour.Add(10*time.Second + 1),
 			want: missed(priorHour, time.Hour-10*time.Second-1+pad),
 		},
-		"ran before, a minute late, past a 10 s deadline, second reconcile: MissSchedule again, no status write": {
+		"ran before, a minute late, past a 10 s deadline, second reconcile: no second MissSchedule, no status write": {
 			cronJob: fns(deadline(shortDeadline), lastRun(priorHour)), now: minLate, twice: true,
-			want: missed(priorHour, 59*time.Minute+pad),
+			want: outcome{LastSchedule: timePtr(priorHour), Ready: cronjobv1.ReasonScheduled, Requeue: 59*time.Minute + pad},
 		},
 		"ran before, exactly on time, 0 s deadline: starts": {
 			cronJob: fns(deadline(0), lastRun(priorHour)), now: topOfTheHour,

@@ -130,6 +130,7 @@ func (sc scenario) run(t *testing.T) outcome {
 	if server != nil {
 		f.r.APIReader = server
 	}
+	f.r.APIReader = withManagedFields(f.r.APIReader, cj)
 	if sc.twice {
 		_, _ = f.reconcile(t)
 		f.eventReasons()

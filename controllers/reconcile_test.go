@@ -123,7 +123,7 @@ func newFixture(t *testing.T, now time.Time, funcs interceptor.Funcs, objs ...cl
 		WithInterceptorFuncs(funcs).Build()
 	rec := events.NewFakeRecorder(100)
 	return &fixture{client: c, recorder: rec, r: &CronJobReconciler{
-		Client: c, Scheme: c.Scheme(), Clock: clocktesting.NewFakePassiveClock(now), Recorder: rec,
+		Client: c, APIReader: c, Scheme: c.Scheme(), Clock: clocktesting.NewFakePassiveClock(now), Recorder: rec,
 	}}
 }
 

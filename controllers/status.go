@@ -24,28 +24,54 @@ func setReady(cj *cronjobv1.CronJob, status metav1.ConditionStatus, reason, mess
 }
 
 // observeSchedule records in status.observedSchedule the schedule, time zone and suspend state in force,
-// and since when: the first time, the last scheduled time (or the creation time if it never ran), so that
-// nothing changes for a CronJob the controller sees for the first time; `now` whenever one of them changed
-// since the last reconcile.
-func observeSchedule(cj *cronjobv1.CronJob, now time.Time) {
+// and since when. editedAt is when the API server recorded the last edit of those fields (see
+// scheduleEditTime), or zero when unknown or not needed:
+//   - the first time, since is the last scheduled time (or the creation time if it never ran), so that
+//     nothing changes for a CronJob the controller sees for the first time; or editedAt if that is later,
+//     so that a CronJob edited before the controller ever saw it (created while the controller was down)
+//     gets no run that was due before the edit;
+//   - when one of them changed since the last reconcile, since is editedAt: the change took effect when it
+//     was made, not when the controller saw it, so after a downtime the most recent run due after the edit
+//     starts and none due before it. editedAt is kept within [the previous since, now]; zero means now.
+//
+// An edit time later than now (the API server's clock ahead of ours) counts as now.
+func observeSchedule(cj *cronjobv1.CronJob, now, editedAt time.Time) {
 	cur := cronjobv1.ObservedSchedule{
 		Schedule:  cj.Spec.Schedule,
 		TimeZone:  ptr.Deref(cj.Spec.TimeZone, ""),
 		Suspended: ptr.Deref(cj.Spec.Suspend, false),
 	}
+	if editedAt.After(now) {
+		editedAt = now
+	}
 	switch obs := cj.Status.ObservedSchedule; {
 	case obs == nil:
-		// First observation: the schedule has been in force since runs are counted from.
+		// First observation: the schedule has been in force since runs are counted from, or since its edit.
 		cur.Since = cj.CreationTimestamp
 		if cj.Status.LastScheduleTime != nil {
 			cur.Since = *cj.Status.LastScheduleTime
 		}
-	case obs.Schedule == cur.Schedule && obs.TimeZone == cur.TimeZone && obs.Suspended == cur.Suspended:
+		if editedAt.After(cur.Since.Time) {
+			cur.Since = metav1.NewTime(editedAt)
+		}
+	case !scheduleChanged(cj):
 		return
-	default:
+	case editedAt.IsZero():
 		cur.Since = metav1.NewTime(now)
+	case editedAt.Before(obs.Since.Time):
+		cur.Since = obs.Since
+	default:
+		cur.Since = metav1.NewTime(editedAt)
 	}
 	cj.Status.ObservedSchedule = &cur
+}
+
+// scheduleChanged reports whether spec.schedule, spec.timeZone or spec.suspend differ from what
+// status.observedSchedule records; false when nothing was observed yet.
+func scheduleChanged(cj *cronjobv1.CronJob) bool {
+	obs := cj.Status.ObservedSchedule
+	return obs != nil && (obs.Schedule != cj.Spec.Schedule || obs.TimeZone != ptr.Deref(cj.Spec.TimeZone, "") ||
+		obs.Suspended != ptr.Deref(cj.Spec.Suspend, false))
 }
 
 // earliestTime is where the search for unmet scheduled times starts: the last scheduled time (or the

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -25,6 +27,7 @@ type syncer struct {
 	cj   *cronjobv1.CronJob
 	jobs []*batchv1.Job // Jobs controlled by cj, from the cache
 	now  time.Time
+	out  Outcome // what this reconcile did so far
 }
 
 // sync tracks the Jobs, prunes the history, and starts the run that is due, if any. It returns the requeue
@@ -48,14 +51,19 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	if s.cj.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil
 	}
-	observeSchedule(s.cj, s.now)
+	editedAt, err := s.scheduleEditTime(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	observeSchedule(s.cj, s.now, editedAt)
+	generation := strconv.FormatInt(s.cj.Generation, 10)
 	sched, loc, err := parseSchedule(s.cj.Spec.Schedule, s.cj.Spec.TimeZone)
 	if err != nil {
 		var se *scheduleError
 		if !errors.As(err, &se) {
 			return ctrl.Result{}, err
 		}
-		s.event(corev1.EventTypeWarning, se.Reason, "Schedule", "%s", se.Message)
+		s.warnOnce(se.Reason, generation, "Schedule", "%s", se.Message)
 		setReady(s.cj, metav1.ConditionFalse, se.Reason, se.Message, s.now)
 		return ctrl.Result{}, nil // a user error: no requeue until the spec changes
 	}
@@ -70,14 +78,15 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 		result.RequeueAfter = d
 	} else if plan.Scheduled.IsZero() {
 		msg := fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix spec.schedule", s.cj.Spec.Schedule)
-		s.event(corev1.EventTypeWarning, ReasonScheduleNeverFires, "Schedule", "%s", msg)
+		s.warnOnce(ReasonScheduleNeverFires, generation, "Schedule", "%s", msg)
 		setReady(s.cj, metav1.ConditionFalse, ReasonScheduleNeverFires, msg, s.now)
 		return result, nil
 	}
 
 	if plan.Scheduled.IsZero() {
 		if !plan.Missed.IsZero() {
-			s.event(corev1.EventTypeWarning, ReasonMissSchedule, "Schedule",
+			s.out.Run, s.out.Scheduled = RunMissed, plan.Missed
+			s.warnOnce(ReasonMissSchedule, slotCause(plan.Missed), "Schedule",
 				"Missed scheduled time to start a job: %s (past startingDeadlineSeconds %d)",
 				plan.Missed.In(loc).Format(time.RFC3339), ptr.Deref(s.cj.Spec.StartingDeadlineSeconds, 0))
 		}
@@ -85,10 +94,11 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 		return result, nil
 	}
 	if plan.Unmet > maxMissedTimes {
-		s.event(corev1.EventTypeWarning, ReasonTooManyMissedTimes, "Schedule",
+		s.warnOnce(ReasonTooManyMissedTimes, slotCause(plan.Scheduled), "Schedule",
 			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start",
 			maxMissedTimes, plan.Scheduled.In(loc).Format(time.RFC3339))
 	}
+	s.out.Scheduled = plan.Scheduled
 	failure, err := s.startRun(ctx, plan.Scheduled, loc)
 	switch {
 	case failure != "":
@@ -114,15 +124,23 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 // to retry.
 func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Location) (failure string, err error) {
 	log := ctrl.LoggerFrom(ctx)
-	if name := jobName(s.cj.Name, scheduled); s.knowsJob(name) {
+	name := jobName(s.cj.Name, scheduled)
+	s.out.Job = name
+	if s.knowsJob(name) {
 		// trackJobs has already put it in status.active if it is still running.
 		log.V(1).Info("Job of the due run exists, adopting it", "job", name)
+		s.out.Run = RunAdopted
 		s.cj.Status.LastScheduleTime = ptr.To(metav1.NewTime(scheduled))
 		return "", nil
+	}
+	if msg, blocked := s.stillBlocked(ctx, name, scheduled, loc); blocked {
+		s.out.Run = RunBlocked
+		return msg, nil
 	}
 	switch s.cj.Spec.ConcurrencyPolicy {
 	case cronjobv1.ForbidConcurrent:
 		if len(s.cj.Status.Active) > 0 {
+			s.out.Run = RunSkipped
 			s.event(corev1.EventTypeNormal, ReasonJobAlreadyActive, "Schedule",
 				"Not starting job because prior execution is running and concurrency policy is Forbid")
 			return "", nil
@@ -131,6 +149,7 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 		for _, ref := range append([]corev1.ObjectReference(nil), s.cj.Status.Active...) {
 			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID}}
 			if err := s.deleteJob(ctx, job); err != nil {
+				s.out.Run = RunFailed
 				return fmt.Sprintf("deleting active job %s for concurrencyPolicy Replace: %v", ref.Name, err), err
 			}
 			removeActive(&s.cj.Status, ref.UID)
@@ -142,31 +161,64 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		existing := &batchv1.Job{}
-		if gerr := s.r.apiReader().Get(ctx, client.ObjectKeyFromObject(job), existing); gerr != nil {
+		if gerr := s.r.APIReader.Get(ctx, client.ObjectKeyFromObject(job), existing); gerr != nil {
+			s.out.Run = RunFailed
 			return "", fmt.Errorf("getting existing job %s: %w", job.Name, gerr)
 		}
 		if !isOwnedBy(existing, s.cj) {
-			msg := fmt.Sprintf("Job %s already exists and is not controlled by this CronJob; the run scheduled at %s is not started. Delete or rename that Job",
-				job.Name, scheduled.In(loc).Format(time.RFC3339))
-			s.event(corev1.EventTypeWarning, ReasonFailedCreate, "Create", "%s", msg)
+			s.out.Run = RunBlocked
+			s.r.blocked.block(client.ObjectKeyFromObject(existing), blockedRun{
+				cronJob: client.ObjectKeyFromObject(s.cj), generation: s.cj.Generation, scheduled: scheduled,
+				uid: existing.UID, resourceVersion: existing.ResourceVersion,
+			})
+			msg := blockedMessage(job.Name, scheduled, loc)
+			s.warnOnce(ReasonFailedCreate, slotCause(scheduled), "Create", "%s", msg)
 			return msg, nil
 		}
 		// Our own Job, created by an earlier reconcile whose status write was lost: adopt it.
 		log.V(1).Info("Job already exists, adopting it", "job", klog.KObj(existing))
+		s.out.Run = RunAdopted
 		job = existing
 	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		log.V(1).Info("Namespace is terminating, not creating Job", "job", klog.KObj(job))
+		s.out.Run = RunNamespaceTerminating
 		return "", nil
 	case err != nil:
-		s.event(corev1.EventTypeWarning, ReasonFailedCreate, "Create", "Error creating job: %v", err)
+		s.out.Run = RunFailed
+		s.warnOnce(ReasonFailedCreate, slotCause(scheduled), "Create", "Error creating job: %v", err)
 		return fmt.Sprintf("creating job %s: %v", job.Name, err), fmt.Errorf("creating job %s: %w", job.Name, err)
 	default:
 		log.Info("Created Job", "job", klog.KObj(job), "scheduledTime", scheduled.In(loc).Format(time.RFC3339))
+		s.out.Run = RunCreated
 		s.event(corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
 		faultPoint(FaultAfterJobCreate)
 	}
+	s.r.blocked.forget(client.ObjectKeyFromObject(s.cj))
 	s.recordRun(job, scheduled)
 	return "", nil
+}
+
+// stillBlocked reports whether the run scheduled at `scheduled` is still blocked by the Job of someone else
+// that held its name when it was last tried (see blockedRuns): the cache still has that Job unchanged and
+// the CronJob's spec has not changed. Then the run is not tried again, and msg is the reason for the
+// Ready condition, which stays False.
+func (s *syncer) stillBlocked(ctx context.Context, name string, scheduled time.Time, loc *time.Location) (msg string, blocked bool) {
+	key := types.NamespacedName{Namespace: s.cj.Namespace, Name: name}
+	var cached batchv1.Job
+	if err := s.r.Client.Get(ctx, key, &cached); err != nil {
+		return "", false // gone, or unreadable: try the create
+	}
+	if !s.r.blocked.isBlocked(key, client.ObjectKeyFromObject(s.cj), s.cj.Generation, scheduled,
+		cached.UID, cached.ResourceVersion) {
+		return "", false
+	}
+	return blockedMessage(name, scheduled, loc), true
+}
+
+// blockedMessage says that a Job of someone else holds the name of the run's Job, and what to do.
+func blockedMessage(name string, scheduled time.Time, loc *time.Location) string {
+	return fmt.Sprintf("Job %s already exists and is not controlled by this CronJob; the run scheduled at %s is not started. Delete or rename that Job",
+		name, scheduled.In(loc).Format(time.RFC3339))
 }
 
 // recordRun records that the run scheduled at `scheduled` has its Job.
@@ -199,3 +251,15 @@ func (s *syncer) event(eventType, reason, action, note string, args ...any) {
 		s.r.Recorder.Eventf(s.cj, nil, eventType, reason, action, note, args...)
 	}
 }
+
+// warnOnce records a Warning event about the CronJob, unless the same cause of this reason was reported
+// before (see reportedCauses). The CronJob's UID is part of the cause, so a CronJob deleted and created
+// again under the same name is reported anew.
+func (s *syncer) warnOnce(reason, cause, action, note string, args ...any) {
+	if s.r.warned.first(client.ObjectKeyFromObject(s.cj), reason, string(s.cj.UID)+"/"+cause) {
+		s.event(corev1.EventTypeWarning, reason, action, note, args...)
+	}
+}
+
+// slotCause is the cause of a Warning about the run scheduled at t.
+func slotCause(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }

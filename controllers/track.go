@@ -46,7 +46,7 @@ func (s *syncer) trackJobs(ctx context.Context) error {
 			continue
 		}
 		var live batchv1.Job
-		err := s.r.apiReader().Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &live)
+		err := s.r.APIReader.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &live)
 		switch {
 		case apierrors.IsNotFound(err) || (err == nil && live.UID != ref.UID):
 			removeActive(&s.cj.Status, ref.UID)
@@ -95,6 +95,7 @@ func (s *syncer) deleteJob(ctx context.Context, job *batchv1.Job) error {
 		return fmt.Errorf("deleting job %s: %w", job.Name, err)
 	}
 	ctrl.LoggerFrom(ctx).Info("Deleted Job", "job", klog.KObj(job))
+	s.out.Deleted = append(s.out.Deleted, job.Name)
 	s.event(corev1.EventTypeNormal, ReasonSuccessfulDelete, "Delete", "Deleted job %s", job.Name)
 	return nil
 }

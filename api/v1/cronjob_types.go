@@ -54,7 +54,14 @@ type CronJobSpec struct {
 	// timeZone is the IANA name of the time zone the schedule is evaluated in, such as "Europe/Berlin".
 	// When unset the schedule is evaluated in UTC. This differs from batch/v1, which uses the local time
 	// zone of kube-controller-manager: here the result never depends on the machine the operator runs on.
-	// An unknown name stops scheduling with an UnknownTimeZone warning event and condition.
+	// The format is checked at admission as batch/v1 checks it: path elements of 1 to 14 letters, digits,
+	// '.', '_', '+' or '-', none of them "." or ".." or starting with '-' (so no leading '/'), and not
+	// "Local". The admission webhook also checks that the zone is known; an unknown name that reaches the
+	// controller anyway stops scheduling with an UnknownTimeZone warning event and condition.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self.split('/').all(p, p.matches('^[A-Za-z._+0-9-]{1,14}$') && p != '.' && p != '..' && !p.startsWith('-'))",message="timeZone must be an IANA time zone name such as 'Europe/Berlin': path elements of 1 to 14 letters, digits, '.', '_', '+' or '-', no leading '/', no '.' or '..' element, none starting with '-'"
+	// +kubebuilder:validation:XValidation:rule="self.lowerAscii() != 'local'",message="timeZone must name an explicit IANA time zone such as 'Europe/Berlin', not Local: the zone of the machine the controller runs on is not part of the CronJob"
 	// +optional
 	TimeZone *string `json:"timeZone,omitempty"`
 

@@ -9,15 +9,14 @@ import (
 
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
+	"k8s.io/apimachinery/pkg/types"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
 	corev1client "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
 	"k8s.io/client-go/util/connrotation"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -42,6 +41,9 @@ type ManagerOptions struct {
 	MaxConcurrentReconciles int
 	// LeaderElection, if set, makes the manager run the controller only while it holds the Lease.
 	LeaderElection *LeaderElection
+	// OnReconcile, if set, is called with the outcome of every reconcile (controllers.Options.OnReconcile);
+	// see Outcomes for a recorder.
+	OnReconcile func(types.NamespacedName, controllers.Outcome)
 }
 
 // LeaderElection configures the leader election of a manager, as main.go's --leader-elect does. Leader
@@ -117,14 +119,14 @@ func (m *Manager) Kill() {
 	gomega.EventuallyWithOffset(1, m.done, Timeout).Should(gomega.Receive(), "waiting for manager %s to stop", m.name)
 }
 
-// StartManager starts a manager that runs the CronJob controller, wired as main.go wires it, and waits
+// StartManager starts a manager that runs the CronJob controller, wired by controllers.Setup as main.go
+// wires it, and waits
 // until its cache has started (not until it leads: see Manager.Elected). Register its Stop with
 // DeferCleanup. The manager does not take a context: a Ginkgo node's SpecContext ends with the node, which
 // would stop a manager started in a BeforeEach.
 //
-// Health probes and metrics serving are off, and controller name validation is skipped, so managers can
-// run one after another, or side by side, in the same test process (they share controller-runtime's
-// metrics registry). It serves no webhooks: the suite's one webhook server, started by Init, does (a
+// Health probes and metrics serving are off, so managers can run one after another, or side by side, in
+// the same test process. It serves no webhooks: the suite's one webhook server, started by Init, does (a
 // manager only starts a webhook server once something asks for it with GetWebhookServer, and the
 // controller does not).
 func (f *Framework) StartManager(opts ManagerOptions) *Manager {
@@ -141,7 +143,6 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 		Cache:                  controllers.CacheOptions(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
 	}
 	if opts.Namespace != "" {
 		mgrOpts.Cache = controllers.CacheOptions(opts.Namespace)
@@ -159,22 +160,13 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	mgr, err := ctrl.NewManager(cfg, mgrOpts)
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "creating manager %s", name)
 
-	recorder, err := controllers.NewEventRecorder(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), controllers.ControllerName)
-	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "creating the event recorder of manager %s", name)
-	r := &controllers.CronJobReconciler{
-		Client:                  mgr.GetClient(),
-		APIReader:               mgr.GetAPIReader(),
-		Scheme:                  mgr.GetScheme(),
-		Recorder:                recorder,
+	cronJobs, err := controllers.Setup(mgr, controllers.Options{
 		Clock:                   opts.Clock,
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
-	}
-	gomega.ExpectWithOffset(1, r.SetupWithManager(mgr)).To(gomega.Succeed(), "setting up the CronJob controller of manager %s", name)
-
-	// Started last, so that no failed step above leaves its goroutines running.
-	gomega.ExpectWithOffset(1, recorder.Start(mgr.GetLogger().WithName("events"))).To(gomega.Succeed(),
-		"starting the event recorder of manager %s", name)
-	m := startManager(mgr, recorder, name, net)
+		OnReconcile:             opts.OnReconcile,
+	})
+	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "setting up the CronJob controller of manager %s", name)
+	m := startManager(cronJobs, mgr, name, net)
 	syncCtx, cancelSync := context.WithTimeout(context.Background(), Timeout)
 	defer cancelSync()
 	synced := mgr.GetCache().WaitForCacheSync(syncCtx)
@@ -185,14 +177,12 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	return m
 }
 
-func startManager(mgr manager.Manager, recorder *controllers.EventRecorder, name string, net *network) *Manager {
+func startManager(cronJobs *controllers.Controller, mgr manager.Manager, name string, net *network) *Manager {
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{name: name, elected: mgr.Elected(), cancel: cancel, done: make(chan error, 1), network: net}
 	go func() {
 		defer ginkgo.GinkgoRecover()
-		err := mgr.Start(ctx)
-		recorder.Stop() // as main.go: once the controller has stopped
-		m.done <- err
+		m.done <- cronJobs.Start(ctx)
 	}()
 	return m
 }

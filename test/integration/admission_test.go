@@ -83,6 +83,31 @@ var _ = Describe("Admission", func() {
 		})
 	})
 
+	When("a CronJob is created where the admission webhook does not reach", func() {
+		DescribeTable("should still reject a time zone of the wrong format, as batch/v1 does, through the CRD's CEL rules",
+			func(ctx SpecContext, tz, wantMessage string) {
+				ns := newNamespaceWithoutWebhooks(ctx)
+				err := k8sClient.Create(ctx, builders.MakeCronJob("tz", ns).TimeZone(tz).Obj())
+				Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want an Invalid error, got %v", err)
+				Expect(err.Error()).To(ContainSubstring(wantMessage))
+			},
+			Entry("Local", "Local", "not Local"),
+			Entry("local, in lower case", "local", "not Local"),
+			Entry("a leading slash", "/etc/localtime", "no leading '/'"),
+			Entry("a '..' element", "Europe/../Berlin", "no '.' or '..' element"),
+			Entry("an element starting with '-'", "Etc/-1", "none starting with '-'"),
+			Entry("an element longer than 14 characters", "America/Argentina_Buenos_Aires", "1 to 14 letters"),
+			Entry("a space", "Europe/New York", "1 to 14 letters"),
+			Entry("an empty string", "", "spec.timeZone in body should be at least 1 chars long"),
+		)
+
+		It("should admit a well-formed time zone it cannot check, leaving that to the webhook and the controller", func(ctx SpecContext) {
+			ns := newNamespaceWithoutWebhooks(ctx)
+			Expect(k8sClient.Create(ctx, builders.MakeCronJob("tz", ns).TimeZone("Mars/Phobos").Obj())).To(Succeed())
+			Expect(k8sClient.Create(ctx, builders.MakeCronJob("tz-utc", ns).TimeZone("Etc/GMT+5").Obj())).To(Succeed())
+		})
+	})
+
 	When("a CronJob from fixtures/ is created", func() {
 		var ns string
 		BeforeEach(func(ctx SpecContext) {

@@ -1,0 +1,215 @@
+package controllers
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// editEntry is a managedFields entry of the client manager, written at t, that owns the spec fields given
+// (fieldsV1 keys such as "f:suspend").
+func editEntry(manager string, t time.Time, specFields ...string) metav1.ManagedFieldsEntry {
+	raw := `{"f:spec":{`
+	for i, f := range specFields {
+		if i > 0 {
+			raw += ","
+		}
+		raw += `"` + f + `":{}`
+	}
+	raw += `}}`
+	return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate,
+		APIVersion: cronjobv1.GroupVersion.String(), Time: timePtr(t), FieldsType: "FieldsV1",
+		FieldsV1: &metav1.FieldsV1{Raw: []byte(raw)}}
+}
+
+// edited records, in managedFields, an edit of the spec fields given at t by kubectl, and bumps the
+// generation as the API server does for a spec change.
+func edited(t time.Time, specFields ...string) func(*cronjobv1.CronJob) {
+	return func(cj *cronjobv1.CronJob) {
+		cj.ManagedFields = append(cj.ManagedFields, editEntry("kubectl-edit", t, specFields...))
+		cj.Generation++
+	}
+}
+
+// withManagedFields returns a reader that reads through r and gives the CronJob cj the managedFields it
+// was built with: the API server's record of who edited what and when, which the fake client drops.
+func withManagedFields(r client.Reader, cj *cronjobv1.CronJob) client.Reader {
+	if len(cj.ManagedFields) == 0 {
+		return r
+	}
+	return &managedFieldsReader{Reader: r, key: client.ObjectKeyFromObject(cj), fields: cj.ManagedFields}
+}
+
+type managedFieldsReader struct {
+	client.Reader
+	key    client.ObjectKey
+	fields []metav1.ManagedFieldsEntry
+}
+
+func (m *managedFieldsReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if err := m.Reader.Get(ctx, key, obj, opts...); err != nil {
+		return err
+	}
+	if _, isJob := obj.(*batchv1.Job); !isJob && key == m.key {
+		obj.SetManagedFields(m.fields)
+	}
+	return nil
+}
+
+func TestLastEditOf(t *testing.T) {
+	statusEntry := editEntry("cronjob-operator", hm(11, 0), "f:suspend")
+	statusEntry.Subresource = "status"
+	noTime := editEntry("kubectl", hm(11, 0), "f:suspend")
+	noTime.Time = nil
+	malformed := editEntry("kubectl", hm(11, 0))
+	malformed.FieldsV1.Raw = []byte(`{"f:spec":`)
+
+	cases := map[string]struct {
+		entries []metav1.ManagedFieldsEntry
+		want    time.Time
+	}{
+		"no entries: unknown": {},
+		"the creator's entry owns the schedule: its time": {
+			entries: []metav1.ManagedFieldsEntry{editEntry("kubectl-create", priorHour, "f:schedule", "f:jobTemplate")},
+			want:    priorHour,
+		},
+		"a later edit of suspend by another client: the later time": {
+			entries: []metav1.ManagedFieldsEntry{
+				editEntry("kubectl-create", priorHour, "f:schedule", "f:suspend"),
+				editEntry("kubectl-patch", hm(10, 30), "f:suspend"),
+			},
+			want: hm(10, 30),
+		},
+		"a later edit of the time zone, listed first: the later time": {
+			entries: []metav1.ManagedFieldsEntry{
+				editEntry("kubectl-patch", hm(10, 30), "f:timeZone"),
+				editEntry("kubectl-create", priorHour, "f:schedule"),
+			},
+			want: hm(10, 30),
+		},
+		"a later edit of the Job template only: not an edit of the schedule": {
+			entries: []metav1.ManagedFieldsEntry{
+				editEntry("kubectl-create", priorHour, "f:schedule"),
+				editEntry("kubectl-patch", hm(10, 30), "f:jobTemplate"),
+			},
+			want: priorHour,
+		},
+		"the controller's status entry, later: ignored": {
+			entries: []metav1.ManagedFieldsEntry{editEntry("kubectl-create", priorHour, "f:schedule"), statusEntry},
+			want:    priorHour,
+		},
+		"an entry without a time or with fields that do not parse: ignored": {
+			entries: []metav1.ManagedFieldsEntry{editEntry("kubectl-create", priorHour, "f:schedule"), noTime, malformed},
+			want:    priorHour,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := lastEditOf(tc.entries, scheduleFields)
+			if !got.Equal(tc.want) {
+				t.Errorf("lastEditOf = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMatrixEditTime pins "no surprise runs" when the controller did not see an edit happen: the edit took
+// effect when the API server recorded it (managedFields), not when the controller noticed it, so after a
+// downtime the most recent run due after the edit starts and none due before it.
+func TestMatrixEditTime(t *testing.T) {
+	const pad = requeuePadding
+	suspendedSince9 := observed("0 * * * *", true, priorHour)
+	starts := func(slot time.Time, requeue time.Duration) outcome {
+		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{name(slot)}, LastSchedule: timePtr(slot),
+			Events: []string{evCreated}, StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
+	}
+	nothing := func(requeue time.Duration) outcome {
+		return outcome{LastSchedule: timePtr(priorHour), StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
+	}
+	runMatrix(t, map[string]scenario{
+		"resumed at 10:30 while the controller was down, now 11:05: the 11:00 run, due after the resume, starts": {
+			cronJob: fns(lastRun(priorHour), suspendedSince9, edited(hm(10, 30), "f:suspend")), now: hm(11, 5),
+			want: starts(hm(11, 0), 55*time.Minute+pad),
+		},
+		"resumed at 10:30 while the controller was down, now 10:45: the 10:00 run, due while suspended, does not start": {
+			cronJob: fns(lastRun(priorHour), suspendedSince9, edited(hm(10, 30), "f:suspend")), now: hm(10, 45),
+			want: nothing(15*time.Minute + pad),
+		},
+		"resumed exactly at 10:00 while the controller was down: the 10:00 run is not after the resume and does not start": {
+			cronJob: fns(lastRun(priorHour), suspendedSince9, edited(topOfTheHour, "f:suspend")), now: hm(10, 45),
+			want: nothing(15*time.Minute + pad),
+		},
+		"schedule edited to 30 * * * * at 10:40 while the controller was down, now 11:35: the 11:30 run starts": {
+			cronJob: fns(schedule("30 * * * *"), lastRun(priorHour), observed("0 * * * *", false, priorHour),
+				edited(hm(10, 40), "f:schedule")),
+			now:  hm(11, 35),
+			want: starts(hm(11, 30), 55*time.Minute+pad),
+		},
+		"resumed, with an edit time later than now (the API server's clock ahead): counts as now, nothing starts": {
+			cronJob: fns(lastRun(priorHour), suspendedSince9, edited(hm(12, 0), "f:suspend")), now: hm(11, 5),
+			want: nothing(55*time.Minute + pad),
+		},
+		"resumed, the owner of suspend recorded a time before the last observation: the old since holds": {
+			cronJob: fns(lastRun(priorHour), observed("0 * * * *", true, hm(9, 30)),
+				edited(priorHour, "f:schedule", "f:suspend"), edited(hm(10, 30), "f:jobTemplate")),
+			now:     hm(11, 5),
+			want:    starts(hm(11, 0), 55*time.Minute+pad),
+		},
+	})
+}
+
+// TestFirstObservationAfterAnEdit pins the first observation of a CronJob that was edited before the
+// controller ever saw it (created and resumed while the controller was down): the runs due before the edit
+// do not start.
+func TestFirstObservationAfterAnEdit(t *testing.T) {
+	cases := map[string]struct {
+		cronJob []func(*cronjobv1.CronJob)
+		now     time.Time
+		// expectations
+		wantJobs  []string
+		wantSince time.Time
+	}{
+		"created at 09:00, resumed at 10:30 before the controller saw it, now 10:45: the 10:00 run does not start": {
+			cronJob: fns(edited(hm(10, 30), "f:suspend")), now: hm(10, 45),
+			wantJobs: []string{}, wantSince: hm(10, 30),
+		},
+		"created at 09:00, resumed at 10:30 before the controller saw it, now 11:05: the 11:00 run starts": {
+			cronJob: fns(edited(hm(10, 30), "f:suspend")), now: hm(11, 5),
+			wantJobs: []string{name(hm(11, 0))}, wantSince: hm(10, 30),
+		},
+		"created at 09:00, never edited, now 10:05: the 10:00 run starts, counted from the creation": {
+			now:      hm(10, 5),
+			wantJobs: []string{name(topOfTheHour)}, wantSince: priorHour,
+		},
+		"last ran at 10:00, edited at 09:30 (before that run): counted from the last run": {
+			cronJob: fns(lastRun(topOfTheHour), edited(hm(9, 30), "f:schedule")), now: hm(11, 5),
+			wantJobs: []string{name(hm(11, 0))}, wantSince: topOfTheHour,
+		},
+	}
+	for caseName, tc := range cases {
+		t.Run(caseName, func(t *testing.T) {
+			cj := testCronJob(append(fns(createdAt(priorHour)), tc.cronJob...)...)
+			f := newFixture(t, tc.now, interceptor.Funcs{}, cj)
+			f.r.APIReader = withManagedFields(f.r.APIReader, cj)
+			if _, err := f.reconcile(t); err != nil {
+				t.Fatalf("Reconcile: %v", err)
+			}
+			if diff := cmp.Diff(tc.wantJobs, f.jobNames(t)); diff != "" {
+				t.Errorf("Jobs (-want,+got):\n%s", diff)
+			}
+			obs := f.cronJob(t).Status.ObservedSchedule
+			if obs == nil || !obs.Since.Time.Equal(tc.wantSince) || obs.Suspended != ptr.Deref(cj.Spec.Suspend, false) {
+				t.Errorf("status.observedSchedule = %+v, want since %v", obs, tc.wantSince)
+			}
+		})
+	}
+}

@@ -1,0 +1,161 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// Options configures the CronJob controller that Setup wires into a manager. The zero value is the
+// production controller: real clock, one reconcile at a time, no webhooks.
+type Options struct {
+	// Clock is read once per reconcile. Nil means the real clock. When it also implements clock.WithTicker
+	// (as k8s.io/utils/clock/testing's FakeClock does) and is not the real clock, the controller's workqueue
+	// uses it too, so RequeueAfter delays and error backoff elapse only when the clock is moved.
+	Clock clock.PassiveClock
+	// MaxConcurrentReconciles is how many CronJobs are reconciled in parallel; 0 means 1.
+	MaxConcurrentReconciles int
+	// Webhooks, when set, serves the CronJob admission webhooks (CronJobAdmission) on the manager's webhook
+	// server.
+	Webhooks *WebhookOptions
+	// OnReconcile, when set, is called with the Outcome of every reconcile, after it is done and before its
+	// result goes back to the workqueue. It must be safe for concurrent use (see MaxConcurrentReconciles)
+	// and return quickly. Tests use it to see what a reconcile did without inferring it from the requeue.
+	OnReconcile func(types.NamespacedName, Outcome)
+}
+
+// WebhookOptions configures the admission webhooks that Setup serves.
+type WebhookOptions struct {
+	// CertsReady, when not nil, delays the registration of the webhooks until it is closed: the manager
+	// starts its webhook server only once a webhook is registered, and the server fails to start without
+	// its serving certificate. Nil registers them at once.
+	CertsReady <-chan struct{}
+}
+
+// Controller is the CronJob controller wired into a manager by Setup.
+type Controller struct {
+	mgr      manager.Manager
+	recorder *EventRecorder
+}
+
+// Setup wires the CronJob controller into mgr, which must have been made with CacheOptions and a scheme that
+// holds the built-in types and the CronJob API. It is the one place the controller is assembled, for
+// main.go and the test framework alike (hack/localcluster and bench run the manager binary):
+//   - the field index of Jobs by their controlling CronJob;
+//   - the event recorder (EventRecorder), which Controller.Start starts before the manager and stops
+//     after it;
+//   - the reconciler, with the manager's cached client for reads and writes and its API reader, which reads
+//     the API server directly, for the reads that must not come from the cache (is a Job really gone; who
+//     owns a Job that already exists; when was the schedule edited);
+//   - the controller: it watches CronJobs (spec changes only) and the Jobs they control;
+//   - the admission webhooks, when opts.Webhooks is set.
+//
+// Controller name validation is skipped: a process runs one CronJob controller per manager, and test
+// processes run several managers, one after another or side by side, that share controller-runtime's
+// metrics registry.
+func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
+	recorder, err := NewEventRecorder(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), ControllerName)
+	if err != nil {
+		return nil, err
+	}
+	r := &CronJobReconciler{
+		Client:      mgr.GetClient(),
+		APIReader:   mgr.GetAPIReader(),
+		Scheme:      mgr.GetScheme(),
+		Clock:       opts.Clock,
+		Recorder:    recorder,
+		OnReconcile: opts.OnReconcile,
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &batchv1.Job{}, jobOwnerKey, indexJobOwner); err != nil {
+		return nil, fmt.Errorf("indexing jobs by owner: %w", err)
+	}
+	copts := controller.Options{
+		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
+		SkipNameValidation:      ptr.To(true),
+	}
+	if ticker, ok := opts.Clock.(clock.WithTicker); ok && !isRealClock(opts.Clock) {
+		copts.NewQueue = func(name string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
+			return workqueue.NewTypedRateLimitingQueueWithConfig(rl,
+				workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{Name: name, Clock: ticker})
+		}
+	}
+	err = ctrl.NewControllerManagedBy(mgr).
+		Named(ControllerName).
+		For(&cronjobv1.CronJob{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
+		Owns(&batchv1.Job{}).
+		// A Job of someone else that holds the name of a due run blocks that run (see blockedRuns); when it
+		// changes or goes, the CronJob is reconciled again, so the run starts as soon as it can.
+		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.blocked.cronJobsBlockedBy)).
+		WithOptions(copts).
+		Complete(r)
+	if err != nil {
+		return nil, fmt.Errorf("setting up the controller: %w", err)
+	}
+	if w := opts.Webhooks; w != nil {
+		if err := setupWebhooks(mgr, w); err != nil {
+			return nil, err
+		}
+	}
+	return &Controller{mgr: mgr, recorder: recorder}, nil
+}
+
+// setupWebhooks registers the admission webhooks at once, or from a runnable that waits for CertsReady.
+func setupWebhooks(mgr manager.Manager, w *WebhookOptions) error {
+	register := func() error {
+		if err := (&CronJobAdmission{}).SetupWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the webhooks: %w", err)
+		}
+		return nil
+	}
+	if w.CertsReady == nil {
+		return register()
+	}
+	// A runnable that needs no leader election: every replica serves the webhooks. An error stops the
+	// manager with that error.
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		select {
+		case <-w.CertsReady:
+			return register()
+		case <-ctx.Done():
+			return nil
+		}
+	}))
+}
+
+// Start starts the event recorder, runs the manager until ctx is done or the manager fails, then stops the
+// recorder, so that the Events of the last reconciles are handed over (best effort, see EventRecorder).
+// It returns the manager's error; a cancelled ctx is not one.
+func (c *Controller) Start(ctx context.Context) error {
+	if err := c.recorder.Start(c.mgr.GetLogger().WithName("events")); err != nil {
+		return err
+	}
+	err := c.mgr.Start(ctx)
+	c.recorder.Stop()
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
+
+func isRealClock(c clock.PassiveClock) bool {
+	switch c.(type) {
+	case clock.RealClock, *clock.RealClock:
+		return true
+	}
+	return false
+}
