@@ -161,8 +161,8 @@ func TestMatrixEditTime(t *testing.T) {
 		"resumed, the owner of suspend recorded a time before the last observation: the old since holds": {
 			cronJob: fns(lastRun(priorHour), observed("0 * * * *", true, hm(9, 30)),
 				edited(priorHour, "f:schedule", "f:suspend"), edited(hm(10, 30), "f:jobTemplate")),
-			now:     hm(11, 5),
-			want:    starts(hm(11, 0), 55*time.Minute+pad),
+			now:  hm(11, 5),
+			want: starts(hm(11, 0), 55*time.Minute+pad),
 		},
 	})
 }
