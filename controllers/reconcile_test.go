@@ -190,12 +190,12 @@ func TestReconcileStatusConflictRequeuesQuietly(t *testing.T) {
 		},
 	}, cj)
 
-	res, err := f.reconcile(t)
-	if err != nil {
-		t.Fatalf("Reconcile error = %v, want none: a conflict is requeued quietly", err)
+	out := f.outcome()
+	if out.Err != nil {
+		t.Fatalf("Reconcile error = %v, want none: a conflict is requeued quietly", out.Err)
 	}
-	if res.RequeueAfter != conflictRequeueDelay {
-		t.Errorf("RequeueAfter = %v, want %v", res.RequeueAfter, conflictRequeueDelay)
+	if out.Status != StatusConflicted || out.RequeueAfter <= 0 {
+		t.Errorf("Outcome = %+v, want a conflicted status write, requeued", out)
 	}
 	// The Job was created; the next reconcile adopts it by name instead of creating another.
 	if diff := cmp.Diff([]string{name(topOfTheHour)}, f.jobNames(t)); diff != "" {
