@@ -6,8 +6,9 @@ import (
 
 // CacheOptions returns the manager cache options the controller is built for: every cached object (the
 // CronJobs and every Job of the cluster, or of namespaces when given) is stored without
-// metadata.managedFields. The controller never reads them, and they are often the largest part of an
-// object's metadata: with 10,000 CronJobs and their Jobs they would be tens of MiB of heap. Status writes are
+// metadata.managedFields. The controller reads them only when it needs to know when a CronJob's schedule
+// was edited, and then from the API server (scheduleEditTime); they are often the largest part of an
+// object's metadata, so keeping them would cost heap in proportion to the number of objects. Status writes are
 // updates of the status subresource, for which the API server keeps the stored managedFields whatever the
 // request carries, so the missing field is never written back.
 func CacheOptions(namespaces ...string) cache.Options {

@@ -118,7 +118,7 @@ func (r *CronJobReconciler) reconcile(ctx context.Context, req ctrl.Request) Out
 	if !equality.Semantic.DeepEqual(original.Status, cj.Status) {
 		// A full update of the status subresource, not a merge patch: the resourceVersion read from the cache
 		// makes it conditional all the same (a conflict when the cache was stale), and it costs the API
-		// server less than a patch (bench/README.md). The cache strips managedFields; the server keeps the
+		// server less than a patch (README "Benchmarks"). The cache strips managedFields; the server keeps the
 		// stored ones on a subresource update.
 		if err := r.Client.Status().Update(ctx, &cj); err != nil {
 			if apierrors.IsConflict(err) && syncErr == nil {

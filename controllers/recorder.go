@@ -16,17 +16,16 @@ import (
 // EventRecorder records events.k8s.io/v1 Events, as the recorder of controller-runtime's
 // manager.GetEventRecorder does, but sends them to the API server as protobuf instead of JSON.
 //
-// Every scheduled run emits an event, so in a burst the API server creates as many Events as Jobs. In
-// `make bench` (a burst of 1,000 runs on 2 cores) the Events cost the API server and etcd about 2 ms of
-// CPU per run, a sixth of all the control plane spent per run; protobuf took about 0.3 ms of that off
-// (the built-in CronJob controller sends its Events as protobuf too). controller-runtime offers no way to
-// choose the encoding of its Events client: it is made from the manager's rest.Config, and protobuf set
-// there would break the requests for our CronJobs (custom resources are JSON only).
+// Every scheduled run emits an event, so in a burst the API server creates as many Events as Jobs, and
+// protobuf costs it less than JSON (the built-in CronJob controller sends its Events as protobuf too; the
+// figures are in README "Benchmarks"). controller-runtime offers no way to choose the encoding of its Events
+// client: it is made from the manager's rest.Config, and protobuf set there would break the requests for
+// our CronJobs (custom resources are JSON only).
 //
-// Start it before the manager, and Stop it once the manager has stopped. Events are best effort, as
-// everywhere in Kubernetes and as with controller-runtime's recorder: an Event the API server refuses is
-// logged and dropped after the broadcaster's own retries, and Events still being sent when Stop is called
-// may be lost.
+// Controller.Start starts it before the manager and stops it once the manager has stopped. Events are
+// best effort, as everywhere in Kubernetes and as with controller-runtime's recorder: an Event the API
+// server refuses is logged and dropped after the broadcaster's own retries, and Events still being sent
+// when Stop is called may be lost.
 type EventRecorder struct {
 	events.EventRecorder
 	broadcaster events.EventBroadcaster
