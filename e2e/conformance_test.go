@@ -171,6 +171,10 @@ var _ = Describe("Conformance", Label("conformance"), func() {
 			"spec.timeZone", "is not a known IANA time zone"),
 		Entry("a schedule cron cannot parse", func(w *builders.CronJobWrapper) { w.Schedule("61 * * * *") },
 			"spec.schedule", "is not a valid cron schedule"),
+		Entry("the time zone Local, as batch/v1 rejects it", func(w *builders.CronJobWrapper) { w.TimeZone("Local") },
+			"spec.timeZone", "not Local"),
+		Entry("a time zone with a '..' element, as batch/v1 rejects it", func(w *builders.CronJobWrapper) { w.TimeZone("Europe/../UTC") },
+			"spec.timeZone", "no '.' or '..' element"),
 	)
 
 	It("should default the spec as batch/v1 does", func(ctx SpecContext) {
