@@ -33,16 +33,20 @@ func TestAdmissionValidate(t *testing.T) {
 		"unknown time zone":             {schedule: "0 * * * *", timeZone: ptr.To("Mars/Phobos"), wantField: "spec.timeZone", wantMessage: "not a known IANA time zone"},
 		"31 February: admitted, warned": {schedule: "0 0 31 2 *", wantWarning: "never run"},
 		"update keeping an invalid schedule is admitted (finalizers can still be removed)": {
-			schedule: "61 * * * *", old: testCronJob(func(cj *cronjobv1.CronJob) { cj.Spec.Schedule = "61 * * * *" }),
+			schedule: "61 * * * *", old: hourly().Schedule("61 * * * *").Obj(),
 		},
 		"update changing to an invalid schedule is rejected": {
-			schedule: "61 * * * *", old: testCronJob(), wantField: "spec.schedule", wantMessage: "not a valid cron schedule",
+			schedule: "61 * * * *", old: hourly().Obj(), wantField: "spec.schedule", wantMessage: "not a valid cron schedule",
 		},
 	}
 	a := &CronJobAdmission{Clock: clocktesting.NewFakePassiveClock(topOfTheHour)}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			cj := testCronJob(func(cj *cronjobv1.CronJob) { cj.Spec.Schedule, cj.Spec.TimeZone = tc.schedule, tc.timeZone })
+			w := hourly().Schedule(tc.schedule)
+			if tc.timeZone != nil {
+				w.TimeZone(*tc.timeZone)
+			}
+			cj := w.Obj()
 			var warnings []string
 			var err error
 			if tc.old == nil {
@@ -72,7 +76,7 @@ func TestAdmissionValidate(t *testing.T) {
 }
 
 func TestAdmissionDefault(t *testing.T) {
-	cj := testCronJob(func(cj *cronjobv1.CronJob) { cj.Spec.ConcurrencyPolicy = "" })
+	cj := hourly().ConcurrencyPolicy("").Obj()
 	if err := (&CronJobAdmission{}).Default(context.Background(), cj); err != nil {
 		t.Fatal(err)
 	}

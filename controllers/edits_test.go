@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
 // editEntry is a managedFields entry of the client manager, written at t, that owns the spec fields given
@@ -31,13 +32,10 @@ func editEntry(manager string, t time.Time, specFields ...string) metav1.Managed
 		FieldsV1: &metav1.FieldsV1{Raw: []byte(raw)}}
 }
 
-// edited records, in managedFields, an edit of the spec fields given at t by kubectl, and bumps the
-// generation as the API server does for a spec change.
-func edited(t time.Time, specFields ...string) func(*cronjobv1.CronJob) {
-	return func(cj *cronjobv1.CronJob) {
-		cj.ManagedFields = append(cj.ManagedFields, editEntry("kubectl-edit", t, specFields...))
-		cj.Generation++
-	}
+// edit is the managedFields entry of an edit of the spec fields given at t by kubectl, for
+// hourly().Edited(edit(...)), which also bumps the generation as the API server does for a spec change.
+func edit(t time.Time, specFields ...string) metav1.ManagedFieldsEntry {
+	return editEntry("kubectl-edit", t, specFields...)
 }
 
 // withManagedFields returns a reader that reads through r and gives the CronJob cj the managedFields it
@@ -137,32 +135,30 @@ func TestMatrixEditTime(t *testing.T) {
 	}
 	runMatrix(t, map[string]scenario{
 		"resumed at 10:30 while the controller was down, now 11:05: the 11:00 run, due after the resume, starts": {
-			cronJob: fns(lastRun(priorHour), suspendedSince9, edited(hm(10, 30), "f:suspend")), now: hm(11, 5),
+			cronJob: hourly().LastScheduleTime(priorHour).ObservedSchedule(suspendedSince9).Edited(edit(hm(10, 30), "f:suspend")), now: hm(11, 5),
 			want: starts(hm(11, 0), 55*time.Minute+pad),
 		},
 		"resumed at 10:30 while the controller was down, now 10:45: the 10:00 run, due while suspended, does not start": {
-			cronJob: fns(lastRun(priorHour), suspendedSince9, edited(hm(10, 30), "f:suspend")), now: hm(10, 45),
+			cronJob: hourly().LastScheduleTime(priorHour).ObservedSchedule(suspendedSince9).Edited(edit(hm(10, 30), "f:suspend")), now: hm(10, 45),
 			want: nothing(15*time.Minute + pad),
 		},
 		"resumed exactly at 10:00 while the controller was down: the 10:00 run is not after the resume and does not start": {
-			cronJob: fns(lastRun(priorHour), suspendedSince9, edited(topOfTheHour, "f:suspend")), now: hm(10, 45),
+			cronJob: hourly().LastScheduleTime(priorHour).ObservedSchedule(suspendedSince9).Edited(edit(topOfTheHour, "f:suspend")), now: hm(10, 45),
 			want: nothing(15*time.Minute + pad),
 		},
 		"schedule edited to 30 * * * * at 10:40 while the controller was down, now 11:35: the 11:30 run starts": {
-			cronJob: fns(schedule("30 * * * *"), lastRun(priorHour), observed("0 * * * *", false, priorHour),
-				edited(hm(10, 40), "f:schedule")),
-			now:  hm(11, 35),
-			want: starts(hm(11, 30), 55*time.Minute+pad),
+			cronJob: hourly().Schedule("30 * * * *").LastScheduleTime(priorHour).ObservedSchedule(observed("0 * * * *", false, priorHour)).Edited(edit(hm(10, 40), "f:schedule")),
+			now:     hm(11, 35),
+			want:    starts(hm(11, 30), 55*time.Minute+pad),
 		},
 		"resumed, with an edit time later than now (the API server's clock ahead): counts as now, nothing starts": {
-			cronJob: fns(lastRun(priorHour), suspendedSince9, edited(hm(12, 0), "f:suspend")), now: hm(11, 5),
+			cronJob: hourly().LastScheduleTime(priorHour).ObservedSchedule(suspendedSince9).Edited(edit(hm(12, 0), "f:suspend")), now: hm(11, 5),
 			want: nothing(55*time.Minute + pad),
 		},
 		"resumed, the owner of suspend recorded a time before the last observation: the old since holds": {
-			cronJob: fns(lastRun(priorHour), observed("0 * * * *", true, hm(9, 30)),
-				edited(priorHour, "f:schedule", "f:suspend"), edited(hm(10, 30), "f:jobTemplate")),
-			now:  hm(11, 5),
-			want: starts(hm(11, 0), 55*time.Minute+pad),
+			cronJob: hourly().LastScheduleTime(priorHour).ObservedSchedule(observed("0 * * * *", true, hm(9, 30))).Edited(edit(priorHour, "f:schedule", "f:suspend")).Edited(edit(hm(10, 30), "f:jobTemplate")),
+			now:     hm(11, 5),
+			want:    starts(hm(11, 0), 55*time.Minute+pad),
 		},
 	})
 }
@@ -172,18 +168,18 @@ func TestMatrixEditTime(t *testing.T) {
 // do not start.
 func TestFirstObservationAfterAnEdit(t *testing.T) {
 	cases := map[string]struct {
-		cronJob []func(*cronjobv1.CronJob)
+		cronJob *builders.CronJobWrapper // nil: hourly()
 		now     time.Time
 		// expectations
 		wantJobs  []string
 		wantSince time.Time
 	}{
 		"created at 09:00, resumed at 10:30 before the controller saw it, now 10:45: the 10:00 run does not start": {
-			cronJob: fns(edited(hm(10, 30), "f:suspend")), now: hm(10, 45),
+			cronJob: hourly().Edited(edit(hm(10, 30), "f:suspend")), now: hm(10, 45),
 			wantJobs: []string{}, wantSince: hm(10, 30),
 		},
 		"created at 09:00, resumed at 10:30 before the controller saw it, now 11:05: the 11:00 run starts": {
-			cronJob: fns(edited(hm(10, 30), "f:suspend")), now: hm(11, 5),
+			cronJob: hourly().Edited(edit(hm(10, 30), "f:suspend")), now: hm(11, 5),
 			wantJobs: []string{name(hm(11, 0))}, wantSince: hm(10, 30),
 		},
 		"created at 09:00, never edited, now 10:05: the 10:00 run starts, counted from the creation": {
@@ -191,13 +187,17 @@ func TestFirstObservationAfterAnEdit(t *testing.T) {
 			wantJobs: []string{name(topOfTheHour)}, wantSince: priorHour,
 		},
 		"last ran at 10:00, edited at 09:30 (before that run): counted from the last run": {
-			cronJob: fns(lastRun(topOfTheHour), edited(hm(9, 30), "f:schedule")), now: hm(11, 5),
+			cronJob: hourly().LastScheduleTime(topOfTheHour).Edited(edit(hm(9, 30), "f:schedule")), now: hm(11, 5),
 			wantJobs: []string{name(hm(11, 0))}, wantSince: topOfTheHour,
 		},
 	}
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
-			cj := testCronJob(append(fns(createdAt(priorHour)), tc.cronJob...)...)
+			w := tc.cronJob
+			if w == nil {
+				w = hourly()
+			}
+			cj := w.Obj()
 			f := newFixture(t, tc.now, interceptor.Funcs{}, cj)
 			f.r.APIReader = withManagedFields(f.r.APIReader, cj)
 			if _, err := f.reconcile(t); err != nil {

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
 var (
@@ -28,9 +29,9 @@ var (
 // of an active Job the cache lacks stops the reconcile before any policy applies.
 func TestMatrixReplaceFailures(t *testing.T) {
 	const pad = requeuePadding
-	replace, scheduled, failedCreate := policy(cronjobv1.ReplaceConcurrent), cronjobv1.ReasonScheduled, cronjobv1.ReasonFailedCreate
-	activeBefore := fns(replace, lastRun(priorHour), listed(runningJob(priorHour)))
-	missingFromCache := fns(replace, lastRun(priorHour), listed(runningJob(priorHour)))
+	scheduled, failedCreate := cronjobv1.ReasonScheduled, cronjobv1.ReasonFailedCreate
+	activeBefore := hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(priorHour))
+	missingFromCache := hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(priorHour))
 	deleteFails := outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evFailedDelete},
 		StatusWrites: 1, Ready: failedCreate, Err: true}
 	getFails := outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Ready: scheduled, Err: true}
@@ -63,7 +64,7 @@ func TestMatrixReplaceFailures(t *testing.T) {
 			want: startsNew,
 		},
 		"two still active, is time, Replace, the second DELETE fails: the first is gone, nothing starts": {
-			cronJob: fns(replace, lastRun(priorHour), listed(runningJob(hm(8, 0)), runningJob(priorHour))),
+			cronJob: hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(hm(8, 0)), runningJob(priorHour)),
 			jobs:    jobsOf(runningJob(hm(8, 0)), runningJob(priorHour)), now: isTime, funcs: onlyFor(name(priorHour), errInternal),
 			want: outcome{Deleted: []string{name(hm(8, 0))}, Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour),
 				Events: []string{evDeleted, evFailedDelete}, StatusWrites: 1, Ready: failedCreate, Err: true},
@@ -91,7 +92,7 @@ func TestMatrixReplaceFailures(t *testing.T) {
 			want: getFails,
 		},
 		"still active but not in the cache, is time, Forbid, GET fails: nothing done": {
-			cronJob: fns(policy(cronjobv1.ForbidConcurrent), lastRun(priorHour), listed(runningJob(priorHour))),
+			cronJob: hourly().Forbid().LastScheduleTime(priorHour).Active(runningJob(priorHour)),
 			now:     isTime, funcs: jobFaults("get", errInternal),
 			want: getFails,
 		},
@@ -121,69 +122,66 @@ func TestMatrixReplaceFailures(t *testing.T) {
 func TestMatrixStaleCache(t *testing.T) {
 	const pad = requeuePadding
 	scheduled := cronjobv1.ReasonScheduled
-	recreated := runningJob(topOfTheHour)
-	recreated.UID = "someone-elses-uid"
-	orphaned := runningJob(priorHour)
-	orphaned.OwnerReferences = nil
-	predecessors := runningJob(priorHour) // controlled by an earlier CronJob of the same name
-	predecessors.OwnerReferences[0].UID = "old-cj-uid"
-	strangers := runningJob(topOfTheHour)
-	strangers.OwnerReferences = nil
-	lost := fns(lastRun(priorHour)) // the status write of the 10:00 run was lost
+	recreated := hourlyJob(topOfTheHour).UID("someone-elses-uid").Obj()
+	orphaned := hourlyJob(priorHour).Orphaned().Obj()
+	predecessors := hourlyJob(priorHour).Orphaned().OwnedBy(hourly().UID("old-cj-uid").Obj()).Obj() // controlled by an earlier CronJob of the same name
+	strangers := hourlyJob(topOfTheHour).Orphaned().Obj()
+	// lost is the CronJob after the 10:00 run whose status write was lost: lastScheduleTime is still 09:00.
+	lost := func() *builders.CronJobWrapper { return hourly().LastScheduleTime(priorHour) }
 
 	cases := map[string]scenario{
 		"the 10:00 Job is active, not in the cache, running on the API server: kept": {
-			cronJob: fns(lastRun(topOfTheHour), listed(runningJob(topOfTheHour))), serverOnly: jobsOf(runningJob(topOfTheHour)),
+			cronJob: hourly().LastScheduleTime(topOfTheHour).Active(runningJob(topOfTheHour)), serverOnly: jobsOf(runningJob(topOfTheHour)),
 			now:  topOfTheHour.Add(30 * time.Second),
 			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
 		},
 		// lastSuccessfulTime is taken from the cached Job, on the reconcile its arrival in the cache triggers.
 		"the 10:00 Job is active, not in the cache, finished on the API server: SawCompletedJob": {
-			cronJob: fns(lastRun(topOfTheHour), listed(runningJob(topOfTheHour))), serverOnly: jobsOf(doneJob(topOfTheHour)),
+			cronJob: hourly().LastScheduleTime(topOfTheHour).Active(runningJob(topOfTheHour)), serverOnly: jobsOf(doneJob(topOfTheHour)),
 			now:  hm(10, 2),
 			want: outcome{LastSchedule: timePtr(topOfTheHour), Events: []string{evSawCompleted}, StatusWrites: 1, Ready: scheduled, Requeue: 58*time.Minute + pad},
 		},
 		"the 10:00 Job is active, neither in the cache nor on the API server: MissingJob": {
-			cronJob: fns(lastRun(topOfTheHour), listed(runningJob(topOfTheHour))), now: topOfTheHour.Add(30 * time.Second),
+			cronJob: hourly().LastScheduleTime(topOfTheHour).Active(runningJob(topOfTheHour)), now: topOfTheHour.Add(30 * time.Second),
 			want: outcome{LastSchedule: timePtr(topOfTheHour), Events: []string{evMissingJob}, StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
 		},
 		"the 10:00 Job is active, on the API server under another UID (recreated): MissingJob": {
-			cronJob: fns(lastRun(topOfTheHour), listed(runningJob(topOfTheHour))), serverOnly: jobsOf(recreated),
+			cronJob: hourly().LastScheduleTime(topOfTheHour).Active(runningJob(topOfTheHour)), serverOnly: jobsOf(recreated),
 			now:  topOfTheHour.Add(30 * time.Second),
 			want: outcome{LastSchedule: timePtr(topOfTheHour), Events: []string{evMissingJob}, StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
 		},
 		"the 09:00 Job is active but no longer controlled by this CronJob (orphaned): UnexpectedJob, dropped": {
-			cronJob: fns(lastRun(priorHour), listed(orphaned)), jobs: jobsOf(orphaned), now: beforeHour,
+			cronJob: hourly().LastScheduleTime(priorHour).Active(orphaned), jobs: jobsOf(orphaned), now: beforeHour,
 			want: outcome{LastSchedule: timePtr(priorHour), Events: []string{evUnexpectedJob}, StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
 		},
 		"a Job of the due run exists and is a stranger's: FailedCreate, not adopted, no error": {
-			cronJob: lost, jobs: jobsOf(strangers), now: isTime,
+			cronJob: lost(), jobs: jobsOf(strangers), now: isTime,
 			want: outcome{LastSchedule: timePtr(priorHour), Events: []string{evFailedCreate}, StatusWrites: 1,
 				Ready: cronjobv1.ReasonFailedCreate, Requeue: time.Hour - 5*time.Second + pad},
 		},
 		"a Job of the due run exists and is a stranger's, second reconcile: no second warning, no status write, no hot loop": {
-			cronJob: lost, jobs: jobsOf(strangers), now: isTime, twice: true,
+			cronJob: lost(), jobs: jobsOf(strangers), now: isTime, twice: true,
 			want: outcome{LastSchedule: timePtr(priorHour),
 				Ready: cronjobv1.ReasonFailedCreate, Requeue: time.Hour - 5*time.Second + pad},
 		},
 		// Only a status written by someone else is this inconsistent (the controller writes status.active and
 		// lastScheduleTime in one patch); Forbid and Replace get it wrong, see TestBugsFound.
 		"the 10:00 Job is in status.active, not in the cache, lastScheduleTime 09:00, a minute late, Allow: adopted": {
-			cronJob:    fns(lastRun(priorHour), listed(runningJob(topOfTheHour))),
+			cronJob:    hourly().LastScheduleTime(priorHour).Active(runningJob(topOfTheHour)),
 			serverOnly: jobsOf(runningJob(topOfTheHour)), now: minLate,
 			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), StatusWrites: 1, Ready: scheduled,
 				Requeue: 59*time.Minute + pad},
 		},
 		"running Job of ours missing from status.active, not time: tracked": {
-			cronJob: lost, jobs: jobsOf(runningJob(priorHour)), now: beforeHour,
+			cronJob: lost(), jobs: jobsOf(runningJob(priorHour)), now: beforeHour,
 			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
 		},
 		"finished Job of ours missing from status.active: lastSuccessfulTime, no SawCompletedJob": {
-			cronJob: lost, jobs: jobsOf(doneJob(priorHour)), now: beforeHour,
+			cronJob: lost(), jobs: jobsOf(doneJob(priorHour)), now: beforeHour,
 			want: outcome{LastSchedule: timePtr(priorHour), LastSuccessful: timePtr(hm(9, 1)), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
 		},
 		"running Job of an earlier CronJob of the same name, is time, Forbid: ignored, the run starts": {
-			cronJob: append(fns(policy(cronjobv1.ForbidConcurrent)), lost...), jobs: jobsOf(predecessors), now: isTime,
+			cronJob: lost().Forbid(), jobs: jobsOf(predecessors), now: isTime,
 			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
 				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
 		},
@@ -197,23 +195,23 @@ func TestMatrixStaleCache(t *testing.T) {
 	} {
 		want.Ready, want.Requeue = scheduled, time.Hour-5*time.Second+pad
 		cases["the 09:00 Job is active, not in the cache, running on the API server, is time, "+string(p)] = scenario{
-			cronJob: fns(policy(p), lastRun(priorHour), listed(runningJob(priorHour))), serverOnly: jobsOf(runningJob(priorHour)),
+			cronJob: hourly().ConcurrencyPolicy(p).LastScheduleTime(priorHour).Active(runningJob(priorHour)), serverOnly: jobsOf(runningJob(priorHour)),
 			now: isTime, want: want,
 		}
 		cases["status write of the 10:00 run lost, its Job only on the API server, "+string(p)+": adopted, not created twice"] = scenario{
-			cronJob: append(fns(policy(p)), lost...), serverOnly: jobsOf(runningJob(topOfTheHour)), now: isTime,
+			cronJob: lost().ConcurrencyPolicy(p), serverOnly: jobsOf(runningJob(topOfTheHour)), now: isTime,
 			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), StatusWrites: 1, Ready: scheduled,
 				Requeue: time.Hour - 5*time.Second + pad},
 		}
 		cases["status write of the 10:00 run lost, its Job in the cache, "+string(p)+": adopted, not created twice"] = scenario{
-			cronJob: append(fns(policy(p)), lost...), jobs: jobsOf(runningJob(topOfTheHour)), now: isTime,
+			cronJob: lost().ConcurrencyPolicy(p), jobs: jobsOf(runningJob(topOfTheHour)), now: isTime,
 			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), StatusWrites: 1, Ready: scheduled,
 				Requeue: time.Hour - 5*time.Second + pad},
 		}
 		// Tracking it changes status.active, so status is written whatever the policy does.
 		want.StatusWrites = 1
 		cases["running Job of ours missing from status.active, is time, "+string(p)] = scenario{
-			cronJob: append(fns(policy(p)), lost...), jobs: jobsOf(runningJob(priorHour)), now: isTime, want: want,
+			cronJob: lost().ConcurrencyPolicy(p), jobs: jobsOf(runningJob(priorHour)), now: isTime, want: want,
 		}
 	}
 	runMatrix(t, cases)

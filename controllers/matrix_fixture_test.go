@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -20,10 +21,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
 // The matrix tests (matrix_*_test.go) pin every scheduling decision of one reconcile of the CronJob "hourly"
-// (testCronJob: "0 * * * *", created at 09:00 on Monday 2026-03-02). Their time anchors, in UTC:
+// (hourly(): "0 * * * *", created at 09:00 on Monday 2026-03-02). Their time anchors, in UTC:
 var (
 	priorHour  = hm(9, 0)                                       // the run before; also when the CronJob was created
 	beforeHour = hm(9, 59)                                      // not time yet
@@ -48,11 +50,13 @@ func hm(hour, minute int) time.Time {
 	return time.Date(2026, time.March, 2, hour, minute, 0, 0, time.UTC)
 }
 
-// scenario is one reconcile of the CronJob "hourly" (testCronJob and the mutations in cronJob).
+// scenario is one reconcile of the CronJob "hourly".
 type scenario struct {
-	// spec and status. steadyStatus then fills in what an earlier reconcile would have written
-	// (observedSchedule, the Ready condition), so that a status write means that something changed.
-	cronJob []func(*cronjobv1.CronJob)
+	// spec and status: hourly() and what the case changes, such as hourly().Forbid().LastScheduleTime(priorHour);
+	// nil is hourly() as it is. steadyStatus then fills in what an earlier reconcile would have written
+	// (observedSchedule, the Ready condition), so that a status write means that something changed. The
+	// scenario only reads it (Obj copies), so cases can share one builder.
+	cronJob *builders.CronJobWrapper
 	// environment
 	jobs       []*batchv1.Job // Jobs in the cache (and on the API server)
 	serverOnly []*batchv1.Job // Jobs on the API server that the cache has not seen yet (read through APIReader)
@@ -108,7 +112,11 @@ func runMatrix(t *testing.T, cases map[string]scenario) {
 // run reconciles the scenario's CronJob once (twice with sc.twice) and returns what the last reconcile did.
 func (sc scenario) run(t *testing.T) outcome {
 	t.Helper()
-	cj := testCronJob(sc.cronJob...)
+	w := sc.cronJob
+	if w == nil {
+		w = hourly()
+	}
+	cj := w.Obj()
 	steadyStatus(cj)
 	objs := []client.Object{cj}
 	for _, j := range sc.jobs {
@@ -222,63 +230,30 @@ func steadyStatus(cj *cronjobv1.CronJob) {
 	}
 }
 
-// Jobs of the CronJob "hourly". Each is named for its scheduled time, created and started at that time,
-// and finishes a minute later (see testJob).
-func runningJob(slot time.Time) *batchv1.Job { return testJob(testCronJob(), slot, "") }
-func doneJob(slot time.Time) *batchv1.Job    { return testJob(testCronJob(), slot, batchv1.JobComplete) }
-func failedJob(slot time.Time) *batchv1.Job  { return testJob(testCronJob(), slot, batchv1.JobFailed) }
-
-// Mutations of the test CronJob.
-
-func policy(p cronjobv1.ConcurrencyPolicy) func(*cronjobv1.CronJob) {
-	return func(cj *cronjobv1.CronJob) { cj.Spec.ConcurrencyPolicy = p }
+// hourly is the CronJob of the matrix and of the reconcile tests: "hourly", schedule "0 * * * *", policy
+// Allow, created at `created` (09:00), generation 1, with the UID the API server would have given it.
+func hourly() *builders.CronJobWrapper {
+	return builders.MakeCronJob("hourly", testNamespace).Schedule("0 * * * *").
+		ConcurrencyPolicy(cronjobv1.AllowConcurrent).JobLabel("app", "hourly").
+		UID("cj-uid").CreationTimestamp(created).Generation(1)
 }
 
-func deadline(seconds int64) func(*cronjobv1.CronJob) {
-	return func(cj *cronjobv1.CronJob) { cj.Spec.StartingDeadlineSeconds = ptr.To(seconds) }
+// hourlyJob is the Job of the CronJob "hourly" for the run scheduled at `slot`, as the controller creates
+// it (name, scheduled-at annotation, controller owner reference), with the UID "uid-<name>", created and
+// started at `slot`: to the controller, a running Job.
+func hourlyJob(slot time.Time) *builders.JobWrapper {
+	return builders.MakeJob(name(slot), testNamespace).Label("app", "hourly").OwnedBy(hourly().Obj()).
+		ScheduledAt(slot.UTC()).UID(types.UID("uid-" + name(slot))).CreationTimestamp(slot).StartedAt(slot)
 }
 
-func schedule(s string) func(*cronjobv1.CronJob) {
-	return func(cj *cronjobv1.CronJob) { cj.Spec.Schedule = s }
+// Jobs of the CronJob "hourly", named for their scheduled time, created and started at that time; a
+// finished one finishes a minute later.
+func runningJob(slot time.Time) *batchv1.Job { return hourlyJob(slot).Obj() }
+func doneJob(slot time.Time) *batchv1.Job {
+	return hourlyJob(slot).Succeeded(slot.Add(time.Minute)).Obj()
 }
-
-func timeZone(tz string) func(*cronjobv1.CronJob) {
-	return func(cj *cronjobv1.CronJob) { cj.Spec.TimeZone = ptr.To(tz) }
-}
-
-func createdAt(t time.Time) func(*cronjobv1.CronJob) {
-	return func(cj *cronjobv1.CronJob) { cj.CreationTimestamp = metav1.NewTime(t) }
-}
-
-// lastRun sets status.lastScheduleTime.
-func lastRun(t time.Time) func(*cronjobv1.CronJob) {
-	return func(cj *cronjobv1.CronJob) { cj.Status.LastScheduleTime = timePtr(t) }
-}
-
-// listed sets status.active to the Jobs.
-func listed(jobs ...*batchv1.Job) func(*cronjobv1.CronJob) {
-	return func(cj *cronjobv1.CronJob) {
-		cj.Status.Active = nil
-		for _, j := range jobs {
-			cj.Status.Active = append(cj.Status.Active, jobRef(j))
-		}
-	}
-}
-
-func suspend(cj *cronjobv1.CronJob) { cj.Spec.Suspend = ptr.To(true) }
-
-// beingDeleted sets a deletionTimestamp, and a finalizer that keeps the CronJob (the fake client refuses a
-// deletionTimestamp without one).
-func beingDeleted(cj *cronjobv1.CronJob) {
-	cj.DeletionTimestamp = timePtr(topOfTheHour)
-	cj.Finalizers = []string{"example.com/hold"}
-}
-
-func historyLimits(succeeded, failed int32) func(*cronjobv1.CronJob) {
-	return func(cj *cronjobv1.CronJob) {
-		cj.Spec.SuccessfulJobsHistoryLimit = ptr.To(succeeded)
-		cj.Spec.FailedJobsHistoryLimit = ptr.To(failed)
-	}
+func failedJob(slot time.Time) *batchv1.Job {
+	return hourlyJob(slot).Failed(slot.Add(time.Minute)).Obj()
 }
 
 // jobFaults injects err into every call of verb ("get" or "delete") on a Job; other calls go through.
@@ -319,19 +294,20 @@ var (
 	evUnknownZone   = corev1.EventTypeWarning + " " + ReasonUnknownTimeZone
 )
 
-// fns lists mutations of the test CronJob.
-func fns(m ...func(*cronjobv1.CronJob)) []func(*cronjobv1.CronJob) { return m }
-
 // jobsOf lists Jobs.
 func jobsOf(jobs ...*batchv1.Job) []*batchv1.Job { return jobs }
 
-// readyTrue sets the Ready condition (True) an earlier reconcile left, instead of the one steadyStatus
-// derives from the spec.
-func readyTrue(reason, message string) func(*cronjobv1.CronJob) {
-	return func(cj *cronjobv1.CronJob) {
-		cj.Status.Conditions = []metav1.Condition{{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue,
-			Reason: reason, Message: message, ObservedGeneration: cj.Generation, LastTransitionTime: cj.CreationTimestamp}}
-	}
+// readyTrue is the Ready condition (True) an earlier reconcile of hourly() left, to set instead of the
+// one steadyStatus derives from the spec: hourly().Condition(readyTrue(reason, message)).
+func readyTrue(reason, message string) metav1.Condition {
+	return metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue,
+		Reason: reason, Message: message, ObservedGeneration: 1, LastTransitionTime: metav1.NewTime(created)}
+}
+
+// observed is a status.observedSchedule: the controller last saw this schedule (UTC) and suspend state,
+// since `since`.
+func observed(schedule string, suspended bool, since time.Time) cronjobv1.ObservedSchedule {
+	return cronjobv1.ObservedSchedule{Schedule: schedule, Suspended: suspended, Since: metav1.NewTime(since)}
 }
 
 // createFails makes every create fail with err.

@@ -23,11 +23,11 @@ func TestMatrixRegressions(t *testing.T) {
 		// 9223372036 s (292 years) time.Duration(seconds)*time.Second overflows in planRun, the window start
 		// lands in the future, and a run 5 s late is reported missed (MissSchedule) and never starts.
 		"is time, 5 s late, a 317-year deadline: starts (was: MissSchedule, nothing started)": {
-			cronJob: fns(deadline(10_000_000_000), lastRun(priorHour)), now: isTime,
+			cronJob: hourly().StartingDeadlineSeconds(10_000_000_000).LastScheduleTime(priorHour), now: isTime,
 			want: startsOnTime,
 		},
 		"is time, 5 s late, the largest deadline the CRD accepts: starts (was: MissSchedule, nothing started)": {
-			cronJob: fns(deadline(math.MaxInt64), lastRun(priorHour)), now: isTime,
+			cronJob: hourly().StartingDeadlineSeconds(math.MaxInt64).LastScheduleTime(priorHour), now: isTime,
 			want: startsOnTime,
 		},
 		// startRun's godoc: "A Job of ours already named for the scheduled time is that run ... It is adopted
@@ -39,12 +39,12 @@ func TestMatrixRegressions(t *testing.T) {
 		// status written by someone else (hand edit, restore) is this inconsistent: the controller writes
 		// status.active and lastScheduleTime in one patch. Allow adopts it correctly (create meets AlreadyExists).
 		"the 10:00 Job is in status.active, not in the cache, lastScheduleTime 09:00, a minute late, Replace: adopted (was: deleted and created again)": {
-			cronJob:    fns(policy(cronjobv1.ReplaceConcurrent), lastRun(priorHour), listed(runningJob(topOfTheHour))),
+			cronJob:    hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(topOfTheHour)),
 			serverOnly: jobsOf(runningJob(topOfTheHour)), now: minLate,
 			want: adopted,
 		},
 		"the 10:00 Job is in status.active, not in the cache, lastScheduleTime 09:00, a minute late, Forbid: adopted (was: JobAlreadyActive)": {
-			cronJob:    fns(policy(cronjobv1.ForbidConcurrent), lastRun(priorHour), listed(runningJob(topOfTheHour))),
+			cronJob:    hourly().Forbid().LastScheduleTime(priorHour).Active(runningJob(topOfTheHour)),
 			serverOnly: jobsOf(runningJob(topOfTheHour)), now: minLate,
 			want: adopted,
 		},

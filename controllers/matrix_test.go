@@ -51,16 +51,16 @@ func TestMatrixHistoryTimePolicy(t *testing.T) {
 		for _, tm := range times {
 			for _, d := range deadlines {
 				for _, p := range policies {
-					sc := scenario{now: tm.now, cronJob: []func(*cronjobv1.CronJob){policy(p)}}
+					sc := scenario{now: tm.now, cronJob: hourly().ConcurrencyPolicy(p)}
 					if d.seconds != nil {
-						sc.cronJob = append(sc.cronJob, deadline(*d.seconds))
+						sc.cronJob.StartingDeadlineSeconds(*d.seconds)
 					}
 					if h.ran {
 						job := doneJob(priorHour)
 						if h.active {
 							job = runningJob(priorHour)
 						}
-						sc.cronJob = append(sc.cronJob, lastRun(priorHour), listed(job))
+						sc.cronJob.LastScheduleTime(priorHour).Active(job)
 						sc.jobs = append(sc.jobs, job)
 					}
 					var dueState string

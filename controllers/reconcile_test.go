@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,45 +54,6 @@ var testRESTMapper = sync.OnceValue(func() meta.RESTMapper {
 	m.Add(cronjobv1.GroupVersion.WithKind("CronJob"), meta.RESTScopeNamespace)
 	return m
 })
-
-// testCronJob is an hourly CronJob "hourly" created at `created`.
-func testCronJob(mutate ...func(*cronjobv1.CronJob)) *cronjobv1.CronJob {
-	cj := &cronjobv1.CronJob{
-		ObjectMeta: metav1.ObjectMeta{Name: "hourly", Namespace: testNamespace, UID: "cj-uid",
-			CreationTimestamp: metav1.NewTime(created), Generation: 1},
-		Spec: cronjobv1.CronJobSpec{
-			Schedule:          "0 * * * *",
-			ConcurrencyPolicy: cronjobv1.AllowConcurrent,
-			JobTemplate: batchv1.JobTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "hourly"}},
-				Spec: batchv1.JobSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
-					RestartPolicy: corev1.RestartPolicyNever,
-					Containers:    []corev1.Container{{Name: "c", Image: "busybox"}},
-				}}},
-			},
-		},
-	}
-	for _, m := range mutate {
-		m(cj)
-	}
-	return cj
-}
-
-// testJob is a Job of the test CronJob for the run scheduled at `scheduled`, started at that time.
-func testJob(cj *cronjobv1.CronJob, scheduled time.Time, finished batchv1.JobConditionType) *batchv1.Job {
-	job := newJob(cj, scheduled, time.UTC)
-	job.UID = types.UID("uid-" + job.Name)
-	job.CreationTimestamp = metav1.NewTime(scheduled)
-	job.Status.StartTime = ptr.To(metav1.NewTime(scheduled))
-	if finished != "" {
-		end := metav1.NewTime(scheduled.Add(time.Minute))
-		job.Status.Conditions = []batchv1.JobCondition{{Type: finished, Status: corev1.ConditionTrue, LastTransitionTime: end}}
-		if finished == batchv1.JobComplete {
-			job.Status.CompletionTime = &end
-		}
-	}
-	return job
-}
 
 // fixture is a reconciler on a fake client, a fake clock and a fake event recorder.
 type fixture struct {
@@ -174,16 +134,8 @@ func name(t time.Time) string { return jobName("hourly", t) }
 
 func timePtr(t time.Time) *metav1.Time { return ptr.To(metav1.NewTime(t)) }
 
-// observed sets status.observedSchedule: the controller last saw this schedule (UTC) and suspend state,
-// since `since`.
-func observed(schedule string, suspended bool, since time.Time) func(*cronjobv1.CronJob) {
-	return func(cj *cronjobv1.CronJob) {
-		cj.Status.ObservedSchedule = &cronjobv1.ObservedSchedule{Schedule: schedule, Suspended: suspended, Since: metav1.NewTime(since)}
-	}
-}
-
 func TestReconcileStatusConflictRequeuesQuietly(t *testing.T) {
-	cj := testCronJob()
+	cj := hourly().Obj()
 	f := newFixture(t, topOfTheHour.Add(2*time.Second), interceptor.Funcs{
 		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 			return apierrors.NewConflict(cronjobv1.GroupVersion.WithResource("cronjobs").GroupResource(), obj.GetName(), fmt.Errorf("the object has been modified"))

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
 // hourlyKey is the key of the test CronJob.
@@ -49,7 +50,7 @@ func (f *fixture) editSpec(t *testing.T, edit func(*cronjobv1.CronJob)) {
 // generation of a bad spec, a new missed or failed scheduled time.
 func TestWarningsOncePerCause(t *testing.T) {
 	t.Run("an unknown time zone: once per generation", func(t *testing.T) {
-		f := newFixture(t, isTime, interceptor.Funcs{}, testCronJob(timeZone("Mars/Phobos")))
+		f := newFixture(t, isTime, interceptor.Funcs{}, hourly().TimeZone("Mars/Phobos").Obj())
 		for range 3 {
 			if out := f.outcome(); out.Err != nil || out.RequeueAfter != 0 {
 				t.Fatalf("Outcome = %+v, want no error and no requeue (a user error)", out)
@@ -67,7 +68,7 @@ func TestWarningsOncePerCause(t *testing.T) {
 	})
 
 	t.Run("a run past its deadline: once per missed scheduled time", func(t *testing.T) {
-		f := newFixture(t, minLate, interceptor.Funcs{}, testCronJob(deadline(shortDeadline), lastRun(priorHour)))
+		f := newFixture(t, minLate, interceptor.Funcs{}, hourly().StartingDeadlineSeconds(shortDeadline).LastScheduleTime(priorHour).Obj())
 		for range 3 {
 			if out := f.outcome(); out.Run != RunMissed || !out.Scheduled.Equal(topOfTheHour) {
 				t.Fatalf("Outcome = %+v, want the 10:00 run missed", out)
@@ -86,7 +87,7 @@ func TestWarningsOncePerCause(t *testing.T) {
 	})
 
 	t.Run("a create that fails: retried, but reported once per scheduled time", func(t *testing.T) {
-		f := newFixture(t, isTime, createFails(errInternal), testCronJob(lastRun(priorHour)))
+		f := newFixture(t, isTime, createFails(errInternal), hourly().LastScheduleTime(priorHour).Obj())
 		for range 3 {
 			out := f.outcome()
 			if out.Run != RunFailed || out.Err == nil {
@@ -138,7 +139,7 @@ func TestBlockedRun(t *testing.T) {
 				n.creates.Add(1)
 				return c.Create(ctx, obj, opts...)
 			},
-		}, testCronJob(lastRun(priorHour), listed(ours)), stranger, ours)
+		}, hourly().LastScheduleTime(priorHour).Active(ours).Obj(), stranger, ours)
 		f.r.APIReader = countingReader{Reader: f.client, gets: &n.liveGets}
 		return f, &n
 	}
@@ -242,7 +243,7 @@ func TestReconcileOutcome(t *testing.T) {
 	}
 	cases := map[string]struct {
 		funcs   interceptor.Funcs
-		cronJob []func(*cronjobv1.CronJob)
+		cronJob *builders.CronJobWrapper // nil: hourly()
 		jobs    []client.Object
 		now     time.Time
 		want    Outcome
@@ -260,12 +261,12 @@ func TestReconcileOutcome(t *testing.T) {
 			want: Outcome{Run: RunAdopted, Scheduled: topOfTheHour, Job: name(topOfTheHour), Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + requeuePadding},
 		},
 		"is time, Forbid, the 09:00 Job active: skipped": {
-			cronJob: fns(policy(cronjobv1.ForbidConcurrent), lastRun(priorHour), listed(runningJob(priorHour))),
+			cronJob: hourly().Forbid().LastScheduleTime(priorHour).Active(runningJob(priorHour)),
 			jobs:    []client.Object{runningJob(priorHour)}, now: isTime,
 			want: Outcome{Run: RunSkipped, Scheduled: topOfTheHour, Job: name(topOfTheHour), RequeueAfter: time.Hour - 5*time.Second + requeuePadding},
 		},
 		"is time, Replace, the 09:00 Job active: deleted, the run's Job created": {
-			cronJob: fns(policy(cronjobv1.ReplaceConcurrent), lastRun(priorHour), listed(runningJob(priorHour))),
+			cronJob: hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(priorHour)),
 			jobs:    []client.Object{runningJob(priorHour)}, now: isTime,
 			want: Outcome{Run: RunCreated, Scheduled: topOfTheHour, Job: name(topOfTheHour), Deleted: []string{name(priorHour)},
 				Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + requeuePadding},
@@ -277,7 +278,11 @@ func TestReconcileOutcome(t *testing.T) {
 	}
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
-			cj := testCronJob(tc.cronJob...)
+			w := tc.cronJob
+			if w == nil {
+				w = hourly()
+			}
+			cj := w.Obj()
 			steadyStatus(cj)
 			f := newFixture(t, tc.now, tc.funcs, append([]client.Object{cj}, tc.jobs...)...)
 			var observed []Outcome
@@ -301,7 +306,7 @@ func TestReconcileOutcome(t *testing.T) {
 	}
 
 	t.Run("no live reader: an error, never the cache", func(t *testing.T) {
-		f := newFixture(t, isTime, interceptor.Funcs{}, testCronJob())
+		f := newFixture(t, isTime, interceptor.Funcs{}, hourly().Obj())
 		f.r.APIReader = nil
 		if _, err := f.reconcile(t); err == nil {
 			t.Fatal("Reconcile without an APIReader succeeded, want an error")

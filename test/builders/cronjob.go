@@ -154,6 +154,34 @@ func (w *CronJobWrapper) CreationTimestamp(t time.Time) *CronJobWrapper {
 	return w
 }
 
+// Generation sets metadata.generation, for tests without an API server (the API server counts spec
+// changes in it).
+func (w *CronJobWrapper) Generation(g int64) *CronJobWrapper {
+	w.ObjectMeta.Generation = g
+	return w
+}
+
+// Finalizers sets metadata.finalizers.
+func (w *CronJobWrapper) Finalizers(finalizers ...string) *CronJobWrapper {
+	w.ObjectMeta.Finalizers = finalizers
+	return w
+}
+
+// DeletionTimestamp marks the CronJob as being deleted since t, for tests without an API server. A fake
+// client refuses a deletionTimestamp on an object without finalizers: set Finalizers too.
+func (w *CronJobWrapper) DeletionTimestamp(t time.Time) *CronJobWrapper {
+	w.ObjectMeta.DeletionTimestamp = ptr.To(metav1.NewTime(t))
+	return w
+}
+
+// Edited records an update in metadata.managedFields and bumps metadata.generation, as the API server does
+// for a change of the spec, for tests without an API server (a fake client keeps neither).
+func (w *CronJobWrapper) Edited(entry metav1.ManagedFieldsEntry) *CronJobWrapper {
+	w.ObjectMeta.ManagedFields = append(w.ObjectMeta.ManagedFields, entry)
+	w.ObjectMeta.Generation++
+	return w
+}
+
 // LastScheduleTime sets status.lastScheduleTime. The API server ignores status on create: write it through
 // the status subresource (see framework.CreateCronJob).
 func (w *CronJobWrapper) LastScheduleTime(t time.Time) *CronJobWrapper {
@@ -161,14 +189,48 @@ func (w *CronJobWrapper) LastScheduleTime(t time.Time) *CronJobWrapper {
 	return w
 }
 
-// Active adds a reference to the Job to status.active.
-func (w *CronJobWrapper) Active(job *batchv1.Job) *CronJobWrapper {
-	w.Status.Active = append(w.Status.Active, corev1.ObjectReference{
-		APIVersion: batchv1.SchemeGroupVersion.String(),
-		Kind:       "Job",
-		Namespace:  job.Namespace,
-		Name:       job.Name,
-		UID:        job.UID,
-	})
+// LastSuccessfulTime sets status.lastSuccessfulTime.
+func (w *CronJobWrapper) LastSuccessfulTime(t time.Time) *CronJobWrapper {
+	w.Status.LastSuccessfulTime = ptr.To(metav1.NewTime(t))
+	return w
+}
+
+// LastFailureTime sets status.lastFailureTime.
+func (w *CronJobWrapper) LastFailureTime(t time.Time) *CronJobWrapper {
+	w.Status.LastFailureTime = ptr.To(metav1.NewTime(t))
+	return w
+}
+
+// ObservedSchedule sets status.observedSchedule: what the controller last acted on, and since when.
+func (w *CronJobWrapper) ObservedSchedule(o cronjobv1.ObservedSchedule) *CronJobWrapper {
+	w.Status.ObservedSchedule = &o
+	return w
+}
+
+// Condition sets a status condition, replacing the one of the same type; unlike meta.SetStatusCondition it
+// keeps c as given (a zero lastTransitionTime stays zero), so a test without a clock stays deterministic.
+func (w *CronJobWrapper) Condition(c metav1.Condition) *CronJobWrapper {
+	for i := range w.Status.Conditions {
+		if w.Status.Conditions[i].Type == c.Type {
+			w.Status.Conditions[i] = c
+			return w
+		}
+	}
+	w.Status.Conditions = append(w.Status.Conditions, c)
+	return w
+}
+
+// Active adds references to the Jobs to status.active, as the controller writes them.
+func (w *CronJobWrapper) Active(jobs ...*batchv1.Job) *CronJobWrapper {
+	for _, job := range jobs {
+		w.Status.Active = append(w.Status.Active, corev1.ObjectReference{
+			APIVersion:      batchv1.SchemeGroupVersion.String(),
+			Kind:            "Job",
+			Namespace:       job.Namespace,
+			Name:            job.Name,
+			UID:             job.UID,
+			ResourceVersion: job.ResourceVersion,
+		})
+	}
 	return w
 }

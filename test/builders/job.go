@@ -83,6 +83,21 @@ func (w *JobWrapper) StartedAt(t time.Time) *JobWrapper {
 	return w
 }
 
+// NotStarted clears status.startTime, as for a Job whose Pod never started. The API server refuses a
+// finished Job without startTime, so a finished one that never started exists only in tests without an
+// API server.
+func (w *JobWrapper) NotStarted() *JobWrapper {
+	w.Status.StartTime = nil
+	return w
+}
+
+// Orphaned removes the owner references, as the garbage collector does when its owner is deleted with
+// orphan propagation: a Job that no CronJob controls.
+func (w *JobWrapper) Orphaned() *JobWrapper {
+	w.OwnerReferences = nil
+	return w
+}
+
 // Succeeded marks the Job as succeeded at `at` the way the Job controller does, so that the API server's
 // Job status validation accepts it through the status subresource: status.startTime (unless StartedAt set
 // it: `at`), completionTime `at`, succeeded 1 (the default completions) and the conditions
