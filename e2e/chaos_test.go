@@ -44,7 +44,7 @@ func chaosDuration() time.Duration {
 var _ = Describe("Chaos", Label("chaos"), func() {
 	It("should lose and double no run while the manager is killed every 20 seconds", Serial, func(ctx SpecContext) {
 		ns := newNamespace(ctx)
-		oracle := startOracle(ctx, ns)
+		oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
 		var cjs []*cronjobv1.CronJob
 		for _, name := range []string{"alpha", "beta", "gamma"} {
 			cj := minutely(name, ns, 5*time.Second, 0).HistoryLimits(2, 2).Obj()
@@ -58,11 +58,11 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 			killed := killManagerPods(ctx)
 			kills += killed
 			By(fmt.Sprintf("killed %d manager pod(s); %d so far", killed, kills))
-			// Wait 20 s, real time, between kills: the cadence of the chaos, not a wait for an outcome.
+			// Wait killInterval, real time, between kills: the cadence of the chaos, not a wait for an outcome.
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(20 * time.Second):
+			case <-time.After(killInterval):
 			}
 		}
 		stopped := time.Now()
@@ -73,7 +73,7 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 		Eventually(func(g Gomega) {
 			for _, cj := range cjs {
 				checkRuns(g, oracle, cj, created, stopped)
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.LastScheduleTime).NotTo(BeNil())
 				g.Expect(status.LastScheduleTime.Time).To(BeTemporally(">=", stopped.Truncate(time.Minute)))
 			}
@@ -85,7 +85,7 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 		scaleManager(ctx, 2)
 		DeferCleanup(scaleManager, int32(1))
 		ns := newNamespace(ctx)
-		oracle := startOracle(ctx, ns)
+		oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
 		cj := minutely("relay", ns, 0, 0).Obj()
 		Expect(k8sClient.Create(ctx, cj)).To(Succeed())
 		created := time.Now()
@@ -96,12 +96,12 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 		killed := time.Now()
 		Expect(clientset.CoreV1().Pods(operatorNamespace).Delete(ctx, leader,
 			metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})).To(Succeed())
-		Eventually(func(g Gomega) string { return leaseHolder(ctx, g) }).WithTimeout(leaseDuration + 5*time.Second).
-			WithPolling(200 * time.Millisecond).ShouldNot(Equal(leader))
+		Eventually(func(g Gomega) string { return leaseHolder(ctx, g) }).WithTimeout(takeoverWait).
+			WithPolling(takeoverPolling).ShouldNot(Equal(leader))
 		AddReportEntry("takeover after killing the leader", time.Since(killed).Round(100*time.Millisecond))
 
 		By("checking the runs until the next minute but one")
-		until := time.Now().Add(90 * time.Second)
+		until := time.Now().Add(checkWindow)
 		Eventually(func(g Gomega) { checkRuns(g, oracle, cj, created, until) }).
 			WithTimeout(time.Until(until) + runWait/2).Should(Succeed())
 		checkStatusMatchesJobs(ctx, cj)
@@ -111,7 +111,7 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 		setManagerEnv(ctx, controllers.FaultEnv, controllers.FaultAfterJobCreate)
 		DeferCleanup(setManagerEnv, controllers.FaultEnv, "")
 		ns := newNamespace(ctx)
-		oracle := startOracle(ctx, ns)
+		oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
 		cj := minutely("crash", ns, 10*time.Minute, 0).Forbid().Obj()
 		Expect(k8sClient.Create(ctx, cj)).To(Succeed())
 
@@ -131,17 +131,17 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 			jobs := oracle.JobsOf(cj.UID)
 			g.Expect(jobs).To(HaveLen(1))
 			first = jobs[0]
-			status := getCronJob(ctx, g, cj).Status
+			status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 			g.Expect(status.LastScheduleTime).To(BeComparableTo(ptr.To(metav1.NewTime(first.ScheduledAt))))
 			g.Expect(status.Active).To(ConsistOf(HaveField("UID", first.UID)))
 		}).WithTimeout(runWait).Should(Succeed())
-		Consistently(func() []framework.ObservedJob { return oracle.JobsOf(cj.UID) }).WithTimeout(75*time.Second).
+		Consistently(func() []framework.ObservedJob { return oracle.JobsOf(cj.UID) }).WithTimeout(noRunWindow).
 			Should(HaveLen(1), "Forbid: the adopted Job runs, so no other may start")
 	})
 
 	It("should keep the CronJob's status and history right when the Pods of its Jobs are killed", func(ctx SpecContext) {
 		ns := newNamespace(ctx)
-		oracle := startOracle(ctx, ns)
+		oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
 		// Each Job runs 20 s; its first Pod is killed, which counts against backoffLimit: 2 leaves room.
 		cj := minutely("resilient", ns, 20*time.Second, 0).BackoffLimit(2).HistoryLimits(2, 1).Obj()
 		Expect(k8sClient.Create(ctx, cj)).To(Succeed())
@@ -163,7 +163,7 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 				}
 			}
 			g.Expect(killed).To(HaveLen(3))
-		}).WithTimeout(4 * runWait).WithPolling(500 * time.Millisecond).Should(Succeed())
+		}).WithTimeout(4 * runWait).WithPolling(podPolling).Should(Succeed())
 		AddReportEntry("Job pod kills survived", len(killed))
 		stopped := time.Now()
 
@@ -172,20 +172,20 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 			checkRuns(g, oracle, cj, created, stopped)
 			var succeeded int
 			for _, j := range jobsOf(ctx, g, cj) {
-				if done, how := finished(&j); done {
+				if done, how := framework.JobFinished(&j); done {
 					g.Expect(how).To(Equal(batchv1.JobComplete), "Job %s: a killed Pod is retried", j.Name)
 					succeeded++
 				}
 			}
 			g.Expect(succeeded).To(Equal(2), "successfulJobsHistoryLimit")
-			g.Expect(getCronJob(ctx, g, cj).Status.LastSuccessfulTime).NotTo(BeNil())
+			g.Expect(framework.GetCronJob(ctx, g, k8sClient, cj).Status.LastSuccessfulTime).NotTo(BeNil())
 		}).WithTimeout(runWait).Should(Succeed())
 		checkStatusMatchesJobs(ctx, cj)
 	})
 
 	It("should lose and double no run when the kube-apiserver restarts", Serial, func(ctx SpecContext) {
 		ns := newNamespace(ctx)
-		oracle := startOracle(ctx, ns)
+		oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
 		cj := minutely("steadfast", ns, 0, 0).Obj()
 		Expect(k8sClient.Create(ctx, cj)).To(Succeed())
 		created := time.Now()
@@ -200,11 +200,11 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 		Eventually(func(g Gomega) {
 			_, err := clientset.Discovery().ServerVersion()
 			g.Expect(err).NotTo(HaveOccurred())
-		}).WithTimeout(2 * time.Minute).Should(Succeed())
+		}).WithTimeout(apiServerRestartWait).Should(Succeed())
 		AddReportEntry("kube-apiserver back after", time.Since(restarted).Round(time.Second))
 
 		By("checking the runs until the next minute but one")
-		until := time.Now().Add(90 * time.Second)
+		until := time.Now().Add(checkWindow)
 		Eventually(func(g Gomega) { checkRuns(g, oracle, cj, created, until) }).
 			WithTimeout(time.Until(until) + runWait/2).Should(Succeed())
 		checkStatusMatchesJobs(ctx, cj)
@@ -294,12 +294,12 @@ func checkStatusMatchesJobs(ctx context.Context, cjs ...*cronjobv1.CronJob) {
 		Eventually(func(g Gomega) {
 			var running []string
 			for _, j := range jobsOf(ctx, g, cj) {
-				if done, _ := finished(&j); !done && j.DeletionTimestamp == nil {
+				if done, _ := framework.JobFinished(&j); !done && j.DeletionTimestamp == nil {
 					running = append(running, j.Name)
 				}
 			}
 			var active []string
-			for _, ref := range getCronJob(ctx, g, cj).Status.Active {
+			for _, ref := range framework.GetCronJob(ctx, g, k8sClient, cj).Status.Active {
 				active = append(active, ref.Name)
 			}
 			g.Expect(active).To(ConsistOf(running), "status.active of %s", cj.Name)

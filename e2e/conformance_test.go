@@ -14,6 +14,7 @@ import (
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
+	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
 
 // The conformance specs mirror the e2e tests of the built-in CronJob (test/e2e/apps/cronjob.go in
@@ -27,12 +28,12 @@ var _ = Describe("Conformance", Label("conformance"), func() {
 
 		By("waiting for two Jobs to be active at once")
 		Eventually(func(g Gomega) {
-			status := getCronJob(ctx, g, cj).Status
+			status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 			g.Expect(status.Active).To(HaveLen(2))
 			jobs := jobsOf(ctx, g, cj)
 			g.Expect(jobs).To(HaveLen(2))
 			for _, j := range jobs {
-				done, _ := finished(&j)
+				done, _ := framework.JobFinished(&j)
 				g.Expect(done).To(BeFalse(), "Job %s should still run", j.Name)
 				at, err := time.Parse(time.RFC3339, j.Annotations[cronjobv1.ScheduledAtAnnotation])
 				g.Expect(err).NotTo(HaveOccurred(), "Job %s: scheduled-at annotation", j.Name)
@@ -49,10 +50,10 @@ var _ = Describe("Conformance", Label("conformance"), func() {
 		By("waiting for the first Job")
 		Eventually(func(g Gomega) []batchv1.Job { return jobsOf(ctx, g, cj) }).WithTimeout(runWait).Should(HaveLen(1))
 		By("checking that the next scheduled minute is skipped while it runs")
-		Eventually(func(g Gomega) []string { return eventReasons(ctx, g, cj) }).WithTimeout(runWait).
+		Eventually(func(g Gomega) []string { return framework.EventReasonsRegarding(ctx, g, k8sClient, cj) }).WithTimeout(runWait).
 			Should(ContainElement("Normal/JobAlreadyActive"))
 		Expect(jobsOf(ctx, Default, cj)).To(HaveLen(1))
-		Expect(getCronJob(ctx, Default, cj).Status.Active).To(HaveLen(1))
+		Expect(framework.GetCronJob(ctx, Default, k8sClient, cj).Status.Active).To(HaveLen(1))
 	})
 
 	It("should replace the active Job, and its Pods go, with concurrencyPolicy Replace", func(ctx SpecContext) {
@@ -74,10 +75,10 @@ var _ = Describe("Conformance", Label("conformance"), func() {
 			jobs := jobsOf(ctx, g, cj)
 			g.Expect(jobs).To(HaveLen(1))
 			g.Expect(jobs[0].UID).NotTo(Equal(first.UID))
-			status := getCronJob(ctx, g, cj).Status
+			status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 			g.Expect(status.Active).To(ConsistOf(HaveField("UID", jobs[0].UID)))
 		}).WithTimeout(runWait).Should(Succeed())
-		Expect(eventReasons(ctx, Default, cj)).To(ContainElement("Normal/SuccessfulDelete"))
+		Expect(framework.EventReasonsRegarding(ctx, Default, k8sClient, cj)).To(ContainElement("Normal/SuccessfulDelete"))
 		By("checking that the garbage collector removes the replaced Job's Pods")
 		Eventually(func(g Gomega) { g.Expect(podsOf(ctx, g, ns, first.UID)).To(BeEmpty()) }).
 			WithTimeout(settleWait).Should(Succeed())
@@ -87,15 +88,17 @@ var _ = Describe("Conformance", Label("conformance"), func() {
 		ns := newNamespace(ctx)
 		cj := minutely("suspended", ns, 0, 0).Suspend().Obj()
 		Expect(k8sClient.Create(ctx, cj)).To(Succeed())
-		Eventually(func(g Gomega) *cronjobv1.ObservedSchedule { return getCronJob(ctx, g, cj).Status.ObservedSchedule }).
+		Eventually(func(g Gomega) *cronjobv1.ObservedSchedule {
+			return framework.GetCronJob(ctx, g, k8sClient, cj).Status.ObservedSchedule
+		}).
 			Should(HaveField("Suspended", true))
-		Consistently(func(g Gomega) []batchv1.Job { return jobsOf(ctx, g, cj) }).WithTimeout(75*time.Second).
+		Consistently(func(g Gomega) []batchv1.Job { return jobsOf(ctx, g, cj) }).WithTimeout(noRunWindow).
 			Should(BeEmpty(), "a scheduled minute passed while suspended")
 	})
 
 	It("should keep exactly the history limits of finished Jobs, and their Pods go with them", func(ctx SpecContext) {
 		ns := newNamespace(ctx)
-		oracle := startOracle(ctx, ns)
+		oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
 		succeeding := minutely("ok", ns, 0, 0).HistoryLimits(1, 1).Obj()
 		failing := minutely("ko", ns, 0, 1).BackoffLimit(0).HistoryLimits(1, 1).Obj()
 		Expect(k8sClient.Create(ctx, succeeding)).To(Succeed())
@@ -115,7 +118,7 @@ var _ = Describe("Conformance", Label("conformance"), func() {
 			Eventually(func(g Gomega) {
 				var kept []string
 				for _, j := range jobsOf(ctx, g, c.cj) {
-					if done, how := finished(&j); done {
+					if done, how := framework.JobFinished(&j); done {
 						g.Expect(how).To(Equal(c.how))
 						kept = append(kept, j.Name)
 					}
@@ -132,9 +135,9 @@ var _ = Describe("Conformance", Label("conformance"), func() {
 				}
 			}).WithTimeout(settleWait).Should(Succeed())
 		}
-		status := getCronJob(ctx, Default, succeeding).Status
+		status := framework.GetCronJob(ctx, Default, k8sClient, succeeding).Status
 		Expect(status.LastSuccessfulTime).NotTo(BeNil())
-		Expect(getCronJob(ctx, Default, failing).Status.LastFailureTime).NotTo(BeNil())
+		Expect(framework.GetCronJob(ctx, Default, k8sClient, failing).Status.LastFailureTime).NotTo(BeNil())
 	})
 
 	It("should drop a deleted active Job from status.active with MissingJob", func(ctx SpecContext) {
@@ -143,7 +146,7 @@ var _ = Describe("Conformance", Label("conformance"), func() {
 		Expect(k8sClient.Create(ctx, cj)).To(Succeed())
 		var job batchv1.Job
 		Eventually(func(g Gomega) {
-			status := getCronJob(ctx, g, cj).Status
+			status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 			g.Expect(status.Active).To(HaveLen(1))
 			jobs := jobsOf(ctx, g, cj)
 			g.Expect(jobs).To(HaveLen(1))
@@ -153,8 +156,8 @@ var _ = Describe("Conformance", Label("conformance"), func() {
 		By("deleting the active Job behind the controller's back")
 		Expect(k8sClient.Delete(ctx, &job, client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
 		Eventually(func(g Gomega) {
-			g.Expect(getCronJob(ctx, g, cj).Status.Active).NotTo(ContainElement(HaveField("UID", job.UID)))
-			g.Expect(eventReasons(ctx, g, cj)).To(ContainElement("Normal/MissingJob"))
+			g.Expect(framework.GetCronJob(ctx, g, k8sClient, cj).Status.Active).NotTo(ContainElement(HaveField("UID", job.UID)))
+			g.Expect(framework.EventReasonsRegarding(ctx, g, k8sClient, cj)).To(ContainElement("Normal/MissingJob"))
 		}).WithTimeout(settleWait).Should(Succeed())
 	})
 
@@ -181,7 +184,7 @@ var _ = Describe("Conformance", Label("conformance"), func() {
 		ns := newNamespace(ctx)
 		cj := minutely("defaults", ns, 0, 0).Suspend().Obj()
 		Expect(k8sClient.Create(ctx, cj)).To(Succeed())
-		got := getCronJob(ctx, Default, cj)
+		got := framework.GetCronJob(ctx, Default, k8sClient, cj)
 		Expect(got.Spec.ConcurrencyPolicy).To(Equal(cronjobv1.AllowConcurrent))
 		Expect(got.Spec.SuccessfulJobsHistoryLimit).To(Equal(ptr.To[int32](3)))
 		Expect(got.Spec.FailedJobsHistoryLimit).To(Equal(ptr.To[int32](1)))

@@ -26,15 +26,6 @@ import (
 	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
 
-// Waits of the suite. Schedules are minutely and real: a run is due within a minute of any moment, and
-// the Job controller, kubelet and garbage collector take seconds.
-const (
-	// runWait bounds the wait for a run: up to a minute to the next scheduled time, plus slack.
-	runWait = 90 * time.Second
-	// settleWait bounds the wait for the cluster to react (a Job finishing, a Pod going).
-	settleWait = 60 * time.Second
-)
-
 // newNamespace creates the spec's namespace, deletes it when the spec ends and, should the spec fail,
 // first dumps what the spec and the operator left (see dumpDiagnostics).
 func newNamespace(ctx context.Context) string {
@@ -56,22 +47,6 @@ func minutely(name, ns string, sleep time.Duration, exit int) *builders.CronJobW
 		Command("sh", "-c", fmt.Sprintf("sleep %d; exit %d", int(sleep.Seconds()), exit))
 }
 
-// startOracle starts a JobOracle on namespace ns for the spec.
-func startOracle(ctx context.Context, ns string) *framework.JobOracle {
-	GinkgoHelper()
-	oracle, err := framework.StartJobOracle(ctx, cfg, ns)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(oracle.Stop)
-	return oracle
-}
-
-// getCronJob reads the CronJob from the API server.
-func getCronJob(ctx context.Context, g Gomega, cj *cronjobv1.CronJob) *cronjobv1.CronJob {
-	var got cronjobv1.CronJob
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cj), &got)).To(Succeed())
-	return &got
-}
-
 // jobsOf lists the Jobs the CronJob controls, from the API server.
 func jobsOf(ctx context.Context, g Gomega, cj *cronjobv1.CronJob) []batchv1.Job {
 	var list batchv1.JobList
@@ -85,29 +60,12 @@ func jobsOf(ctx context.Context, g Gomega, cj *cronjobv1.CronJob) []batchv1.Job 
 	return jobs
 }
 
-// finished reports whether the Job has finished, and how.
-func finished(job *batchv1.Job) (bool, batchv1.JobConditionType) {
-	for _, c := range job.Status.Conditions {
-		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
-			return true, c.Type
-		}
-	}
-	return false, ""
-}
-
 // podsOf lists the Pods of the Job (by the controller-uid label the Job controller sets).
 func podsOf(ctx context.Context, g Gomega, ns string, jobUID types.UID) []corev1.Pod {
 	var pods corev1.PodList
 	g.Expect(k8sClient.List(ctx, &pods, client.InNamespace(ns),
 		client.MatchingLabels{batchv1.ControllerUidLabel: string(jobUID)})).To(Succeed())
 	return pods.Items
-}
-
-// eventReasons returns "<type>/<reason>" of the events regarding obj.
-func eventReasons(ctx context.Context, g Gomega, obj client.Object) []string {
-	events, err := framework.EventsRegarding(ctx, k8sClient, obj)
-	g.Expect(err).NotTo(HaveOccurred())
-	return framework.EventReasons(events)
 }
 
 // checkRuns asserts what the oracle saw for the CronJob: every scheduled minute after `from` and up to

@@ -63,10 +63,10 @@ var (
 
 func TestE2E(t *testing.T) {
 	RegisterFailHandler(Fail)
-	SetDefaultEventuallyTimeout(30 * time.Second)
-	SetDefaultEventuallyPollingInterval(time.Second)
-	SetDefaultConsistentlyDuration(5 * time.Second)
-	SetDefaultConsistentlyPollingInterval(time.Second)
+	SetDefaultEventuallyTimeout(eventuallyTimeout)
+	SetDefaultEventuallyPollingInterval(eventuallyPolling)
+	SetDefaultConsistentlyDuration(consistentlyDuration)
+	SetDefaultConsistentlyPollingInterval(consistentlyPolling)
 	RunSpecs(t, "cronjob-operator kind e2e suite")
 }
 
@@ -82,7 +82,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 
 	By("creating the kind cluster " + settings.cluster + " from " + settings.nodeImage)
 	start := time.Now()
-	_, err := cluster.Create(ctx, "--config", settings.kindConfig, "--kubeconfig", kubeconfig, "--wait", "4m")
+	_, err := cluster.Create(ctx, "--config", settings.kindConfig, "--kubeconfig", kubeconfig, "--wait", kindNodeWait.String())
 	Expect(err).NotTo(HaveOccurred())
 	raw, err := os.ReadFile(cluster.GetKubeconfig())
 	Expect(err).NotTo(HaveOccurred())
@@ -101,7 +101,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	if cfg == nil {
 		connect(string(kubeconfig))
 	}
-}, NodeTimeout(15*time.Minute))
+}, NodeTimeout(setupTimeout))
 
 var _ = SynchronizedAfterSuite(func() {}, func(ctx SpecContext) {
 	if cluster == nil {
@@ -121,7 +121,7 @@ var _ = SynchronizedAfterSuite(func() {}, func(ctx SpecContext) {
 	}
 	By("deleting the kind cluster " + settings.cluster)
 	Expect(cluster.Destroy(ctx)).To(Succeed())
-}, NodeTimeout(5*time.Minute))
+}, NodeTimeout(teardownTimeout))
 
 // connect builds the suite's clients from a kubeconfig file.
 func connect(kubeconfig string) {
@@ -164,7 +164,7 @@ func waitForKubeProxy(ctx context.Context) {
 		g.Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: "kube-system", Name: "kube-proxy"}, &ds)).To(Succeed())
 		g.Expect(ds.Status.DesiredNumberScheduled).To(BeNumerically(">", 0))
 		g.Expect(ds.Status.NumberReady).To(Equal(ds.Status.DesiredNumberScheduled))
-	}).WithTimeout(3 * time.Minute).Should(Succeed())
+	}).WithTimeout(kubeProxyWait).Should(Succeed())
 }
 
 // waitForWebhooks waits until the API server reaches the admission webhooks, with a server-side dry run:
@@ -175,7 +175,7 @@ func waitForWebhooks(ctx context.Context) {
 	Eventually(func() error {
 		probe := minutely("webhook-probe", "default", 0, 0).Obj()
 		return k8sClient.Create(ctx, probe, client.DryRunAll)
-	}).WithTimeout(2 * time.Minute).Should(Succeed())
+	}).WithTimeout(webhookWait).Should(Succeed())
 }
 
 // waitForManager waits until the manager Deployment has all its replicas updated and available.
@@ -193,7 +193,7 @@ func waitForManager(ctx context.Context) {
 		}
 		return d.Status.ObservedGeneration >= d.Generation && d.Status.UpdatedReplicas == want &&
 			d.Status.AvailableReplicas == want && d.Status.Replicas == want
-	}), wait.WithContext(ctx), wait.WithTimeout(5*time.Minute), wait.WithInterval(time.Second))).To(Succeed(),
+	}), wait.WithContext(ctx), wait.WithTimeout(managerWait), wait.WithInterval(eventuallyPolling))).To(Succeed(),
 		"the manager did not become available; see the dump of %s", operatorNamespace)
 }
 

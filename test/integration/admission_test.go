@@ -74,7 +74,7 @@ var _ = Describe("Admission", func() {
 			Expect(cj.Spec.ConcurrencyPolicy).To(BeEmpty())
 			Expect(k8sClient.Create(ctx, cj)).To(Succeed())
 
-			got := getCronJob(ctx, Default, cj)
+			got := framework.GetCronJob(ctx, Default, k8sClient, cj)
 			Expect(got.Spec.ConcurrencyPolicy).To(Equal(cronjobv1.AllowConcurrent))
 			Expect(got.Spec.Suspend).To(Equal(ptr.To(false)))
 			Expect(got.Spec.SuccessfulJobsHistoryLimit).To(Equal(ptr.To(cronjobv1.DefaultSuccessfulJobsHistoryLimit)))

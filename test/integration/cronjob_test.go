@@ -48,7 +48,7 @@ var _ = Describe("Scheduling", func() {
 		It("should create exactly one Job for it, and none before", func(ctx SpecContext) {
 			By("evaluating the schedule one second before the scheduled time")
 			Eventually(func(g Gomega) {
-				cond := meta.FindStatusCondition(getCronJob(ctx, g, cj).Status.Conditions, cronjobv1.ConditionReady)
+				cond := meta.FindStatusCondition(framework.GetCronJob(ctx, g, k8sClient, cj).Status.Conditions, cronjobv1.ConditionReady)
 				g.Expect(cond).NotTo(BeNil())
 				g.Expect(cond.Status).To(Equal(metav1.ConditionTrue))
 				g.Expect(cond.LastTransitionTime.Time).To(BeTemporally("==", at("10:04:59")))
@@ -74,11 +74,11 @@ var _ = Describe("Scheduling", func() {
 
 			By("recording the run in the CronJob's status")
 			Eventually(func(g Gomega) {
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(scheduled)))
 				g.Expect(status.Active).To(BeComparableTo([]corev1.ObjectReference{activeRef(&job)}, ignoreResourceVersion))
 			}).Should(Succeed())
-			Eventually(func(g Gomega) []string { return eventReasons(ctx, g, cj) }).Should(ContainElement("Normal/SuccessfulCreate"))
+			Eventually(func(g Gomega) []string { return framework.EventReasonsRegarding(ctx, g, k8sClient, cj) }).Should(ContainElement("Normal/SuccessfulCreate"))
 			// The wakeup may be earlier than the next run (the retry of a failed reconcile), never later.
 			Eventually(func() bool { return clk.WakeupBy(at("10:10:01")) }).Should(BeTrue(),
 				"the controller should requeue itself no later than the next run, at 10:10")
@@ -116,12 +116,12 @@ var _ = Describe("Concurrency policy Forbid", func() {
 
 			By("letting the run of 10:10 come while that Job is active")
 			clk.AdvanceTo(at("10:10:01"))
-			Eventually(func(g Gomega) []string { return eventReasons(ctx, g, cj) }).Should(ContainElement("Normal/JobAlreadyActive"))
+			Eventually(func(g Gomega) []string { return framework.EventReasonsRegarding(ctx, g, k8sClient, cj) }).Should(ContainElement("Normal/JobAlreadyActive"))
 		})
 
 		It("should not start a second Job", func(ctx SpecContext) {
 			Consistently(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(first.Name))
-			status := getCronJob(ctx, Default, cj).Status
+			status := framework.GetCronJob(ctx, Default, k8sClient, cj).Status
 			Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(at("10:05:00"))))
 			Expect(status.Active).To(BeComparableTo([]corev1.ObjectReference{activeRef(&first)}, ignoreResourceVersion))
 		})
@@ -132,11 +132,11 @@ var _ = Describe("Concurrency policy Forbid", func() {
 				builders.FromJob(&first).StartedAt(at("10:05:30")).Succeeded(at("10:12:00")).Obj())).To(Succeed())
 
 			Eventually(func(g Gomega) {
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.Active).NotTo(ContainElement(HaveField("UID", first.UID)))
 				g.Expect(status.LastSuccessfulTime).To(BeComparableTo(metaTime(at("10:12:00"))))
 			}).Should(Succeed())
-			Eventually(func(g Gomega) []string { return eventReasons(ctx, g, cj) }).Should(ContainElement("Normal/SawCompletedJob"))
+			Eventually(func(g Gomega) []string { return framework.EventReasonsRegarding(ctx, g, k8sClient, cj) }).Should(ContainElement("Normal/SawCompletedJob"))
 		})
 
 		It("should start the skipped run once the active Job succeeds", func(ctx SpecContext) {
@@ -147,7 +147,7 @@ var _ = Describe("Concurrency policy Forbid", func() {
 			skipped := jobNameFor(cj, at("10:10:00"))
 			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(first.Name, skipped))
 			Eventually(func(g Gomega) {
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(at("10:10:00"))))
 				g.Expect(status.Active).To(ConsistOf(HaveField("Name", skipped)))
 			}).Should(Succeed())
@@ -190,10 +190,10 @@ var _ = Describe("History limits", func() {
 			newest := jobNameFor(cj, at("09:55:00"))
 			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(newest))
 			Consistently(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(newest))
-			Eventually(func(g Gomega) []string { return eventReasons(ctx, g, cj) }).Should(
+			Eventually(func(g Gomega) []string { return framework.EventReasonsRegarding(ctx, g, k8sClient, cj) }).Should(
 				ContainElement("Normal/SuccessfulDelete"))
 			Eventually(func(g Gomega) {
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.LastSuccessfulTime).To(BeComparableTo(metaTime(at("09:56:00"))))
 				g.Expect(status.Active).To(BeEmpty())
 			}).Should(Succeed())
@@ -212,7 +212,7 @@ var _ = Describe("History limits", func() {
 			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(want))
 			Consistently(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(want))
 			Eventually(func(g Gomega) {
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.LastFailureTime).To(BeComparableTo(metaTime(at("09:56:00"))))
 				g.Expect(status.Active).To(BeComparableTo([]corev1.ObjectReference{activeRef(running)}, ignoreResourceVersion))
 			}).Should(Succeed())
@@ -237,7 +237,7 @@ var _ = Describe("Schedule validation", func() {
 			clk = startController(ns, at("10:00:00"))
 
 			Eventually(func(g Gomega) {
-				cond := meta.FindStatusCondition(getCronJob(ctx, g, cj).Status.Conditions, cronjobv1.ConditionReady)
+				cond := meta.FindStatusCondition(framework.GetCronJob(ctx, g, k8sClient, cj).Status.Conditions, cronjobv1.ConditionReady)
 				g.Expect(cond).NotTo(BeNil())
 				g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
 				g.Expect(cond.Reason).To(Equal(cronjobv1.ReasonUnparseableSchedule))
@@ -246,7 +246,7 @@ var _ = Describe("Schedule validation", func() {
 		})
 
 		It("should warn with UnparseableSchedule and neither create a Job nor requeue", func(ctx SpecContext) {
-			Eventually(func(g Gomega) []string { return eventReasons(ctx, g, cj) }).Should(
+			Eventually(func(g Gomega) []string { return framework.EventReasonsRegarding(ctx, g, k8sClient, cj) }).Should(
 				ContainElement("Warning/UnparseableSchedule"))
 			Consistently(clk.Wakeups).Should(BeEmpty(), "a user error must not be retried until the spec changes")
 			Expect(listJobs(ctx, Default, ns)).To(BeEmpty())
@@ -258,7 +258,7 @@ var _ = Describe("Schedule validation", func() {
 			Expect(k8sClient.Patch(ctx, cj, patch)).To(Succeed())
 
 			Eventually(func(g Gomega) {
-				cond := meta.FindStatusCondition(getCronJob(ctx, g, cj).Status.Conditions, cronjobv1.ConditionReady)
+				cond := meta.FindStatusCondition(framework.GetCronJob(ctx, g, k8sClient, cj).Status.Conditions, cronjobv1.ConditionReady)
 				g.Expect(cond).NotTo(BeNil())
 				g.Expect(cond.Status).To(Equal(metav1.ConditionTrue))
 				g.Expect(cond.ObservedGeneration).To(Equal(cj.Generation))

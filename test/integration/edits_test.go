@@ -23,11 +23,11 @@ import (
 // latest managedFields entry of the main resource (the spec's writer; the controller only writes status).
 func resume(ctx SpecContext, cj *cronjobv1.CronJob) time.Time {
 	GinkgoHelper()
-	live := getCronJob(ctx, Default, cj)
+	live := framework.GetCronJob(ctx, Default, k8sClient, cj)
 	live.Spec.Suspend = ptr.To(false)
 	Expect(k8sClient.Update(ctx, live)).To(Succeed())
 	var editedAt time.Time
-	for _, e := range getCronJob(ctx, Default, cj).ManagedFields {
+	for _, e := range framework.GetCronJob(ctx, Default, k8sClient, cj).ManagedFields {
 		if e.Subresource == "" && e.Time != nil && e.Time.After(editedAt) {
 			editedAt = e.Time.Time
 		}
@@ -39,7 +39,7 @@ func resume(ctx SpecContext, cj *cronjobv1.CronJob) time.Time {
 // serverCreationTime is the CronJob's creation time on the API server's clock.
 func serverCreationTime(ctx SpecContext, cj *cronjobv1.CronJob) time.Time {
 	GinkgoHelper()
-	return getCronJob(ctx, Default, cj).CreationTimestamp.Time
+	return framework.GetCronJob(ctx, Default, k8sClient, cj).CreationTimestamp.Time
 }
 
 var _ = Describe("Edits made while the controller is down", func() {

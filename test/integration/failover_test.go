@@ -49,15 +49,6 @@ func leaseHolder(ctx SpecContext, g Gomega, le *framework.LeaderElection) string
 	return ptr.Deref(lease.Spec.HolderIdentity, "")
 }
 
-// startOracle starts a JobOracle on namespace ns for the spec.
-func startOracle(ctx SpecContext, ns string) *framework.JobOracle {
-	GinkgoHelper()
-	oracle, err := framework.StartJobOracle(ctx, cfg, ns)
-	Expect(err).NotTo(HaveOccurred())
-	DeferCleanup(oracle.Stop)
-	return oracle
-}
-
 // creators returns the field manager that created each Job of the CronJob the oracle saw, by scheduled
 // time.
 func creators(oracle *framework.JobOracle, cj *cronjobv1.CronJob) map[time.Time]string {
@@ -80,7 +71,7 @@ var _ = Describe("Leader election", func() {
 	)
 	BeforeEach(func(ctx SpecContext) {
 		ns = newNamespace(ctx)
-		oracle = startOracle(ctx, ns)
+		oracle = framework.StartSpecJobOracle(ctx, cfg, ns)
 		cj = builders.MakeCronJob("heartbeat", ns).Schedule("* * * * *").LastScheduleTime(start).Obj()
 		Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
 	})
@@ -116,7 +107,9 @@ var _ = Describe("Leader election", func() {
 				Eventually(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).Should(Equal(runsUpTo(run)))
 				Expect(creators(oracle, cj)).To(HaveKeyWithValue(minute(run), leader.Name()), "only the leader may create")
 				Expect(follower.clock.Wakeups()).To(BeEmpty(), "the follower's controller must not run")
-				Eventually(func(g Gomega) *metav1.Time { return getCronJob(ctx, g, cj).Status.LastScheduleTime }).
+				Eventually(func(g Gomega) *metav1.Time {
+					return framework.GetCronJob(ctx, g, k8sClient, cj).Status.LastScheduleTime
+				}).
 					Should(BeComparableTo(metaTime(minute(run))))
 				Eventually(func() bool { return leader.clock.WakeupBy(minute(run + 1).Add(time.Second)) }).Should(BeTrue(),
 					"the leader should requeue itself for the next minute before it is stopped")
@@ -154,7 +147,7 @@ var _ = Describe("Leader election", func() {
 			Consistently(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).Should(Equal(runsUpTo(run)),
 				"no run may start twice")
 			Eventually(func(g Gomega) {
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(minute(run))))
 				g.Expect(status.Active).To(HaveLen(run), "every Job still runs: status.active must list them all")
 			}).Should(Succeed())
@@ -187,7 +180,9 @@ var _ = Describe("Leader election", func() {
 			Eventually(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).Should(Equal(runsUpTo(2)))
 			Expect(creators(oracle, cj)).To(Equal(map[time.Time]string{minute(1): leader.Name(), minute(2): follower.Name()}))
 			Consistently(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).Should(Equal(runsUpTo(2)))
-			Eventually(func(g Gomega) *metav1.Time { return getCronJob(ctx, g, cj).Status.LastScheduleTime }).
+			Eventually(func(g Gomega) *metav1.Time {
+				return framework.GetCronJob(ctx, g, k8sClient, cj).Status.LastScheduleTime
+			}).
 				Should(BeComparableTo(metaTime(minute(2))))
 		})
 	})

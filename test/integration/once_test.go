@@ -57,7 +57,7 @@ var _ = Describe("Once per cause", func() {
 			Expect(framework.CreateJob(ctx, k8sClient, ours)).To(Succeed())
 
 			_, outcomes := startRecordedController(ns, at("10:01:00"))
-			Eventually(func(g Gomega) []string { return eventReasons(ctx, g, cj) }).Should(ContainElement("Warning/UnknownTimeZone"))
+			Eventually(func(g Gomega) []string { return framework.EventReasonsRegarding(ctx, g, k8sClient, cj) }).Should(ContainElement("Warning/UnknownTimeZone"))
 
 			By("changing its Job three times, each a reconcile")
 			for i := range 3 {
@@ -65,7 +65,9 @@ var _ = Describe("Once per cause", func() {
 				touch(ctx, ours, i)
 				Eventually(func() int { return len(outcomes.Of(client.ObjectKeyFromObject(cj))) }).Should(BeNumerically(">", before))
 			}
-			Consistently(func(g Gomega) int { return countOf(eventReasons(ctx, g, cj), "Warning/UnknownTimeZone") }).Should(Equal(1))
+			Consistently(func(g Gomega) int {
+				return countOf(framework.EventReasonsRegarding(ctx, g, k8sClient, cj), "Warning/UnknownTimeZone")
+			}).Should(Equal(1))
 		})
 	})
 
@@ -82,11 +84,11 @@ var _ = Describe("Once per cause", func() {
 
 			_, outcomes := startRecordedController(ns, at("10:05:30"))
 			Eventually(func(g Gomega) {
-				cond := meta.FindStatusCondition(getCronJob(ctx, g, cj).Status.Conditions, cronjobv1.ConditionReady)
+				cond := meta.FindStatusCondition(framework.GetCronJob(ctx, g, k8sClient, cj).Status.Conditions, cronjobv1.ConditionReady)
 				g.Expect(cond).NotTo(BeNil())
 				g.Expect(cond.Reason).To(Equal(cronjobv1.ReasonFailedCreate))
 			}).Should(Succeed())
-			Eventually(func(g Gomega) []string { return eventReasons(ctx, g, cj) }).Should(ContainElement("Warning/FailedCreate"))
+			Eventually(func(g Gomega) []string { return framework.EventReasonsRegarding(ctx, g, k8sClient, cj) }).Should(ContainElement("Warning/FailedCreate"))
 			creates, err := framework.ScrapeAPIRequests(ctx, cfg)
 			Expect(err).NotTo(HaveOccurred())
 
@@ -102,7 +104,9 @@ var _ = Describe("Once per cause", func() {
 			Expect(after.Since(creates).Count(func(r framework.APIRequest) bool {
 				return r.Verb == "POST" && r.Resource == "jobs"
 			})).To(BeZero(), "the run must not be tried again while the Job of someone else is unchanged")
-			Consistently(func(g Gomega) int { return countOf(eventReasons(ctx, g, cj), "Warning/FailedCreate") }).Should(Equal(1))
+			Consistently(func(g Gomega) int {
+				return countOf(framework.EventReasonsRegarding(ctx, g, k8sClient, cj), "Warning/FailedCreate")
+			}).Should(Equal(1))
 
 			By("deleting the Job of someone else: the run starts at once")
 			Expect(k8sClient.Delete(ctx, stranger, client.PropagationPolicy(metav1.DeletePropagationBackground))).To(Succeed())
@@ -110,7 +114,7 @@ var _ = Describe("Once per cause", func() {
 				var job batchv1.Job
 				g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(stranger), &job)).To(Succeed())
 				g.Expect(metav1.IsControlledBy(&job, cj)).To(BeTrue())
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(at("10:05:00"))))
 				cond := meta.FindStatusCondition(status.Conditions, cronjobv1.ConditionReady)
 				g.Expect(cond).NotTo(BeNil())

@@ -15,7 +15,7 @@ var _ = Describe("API server outage", func() {
 	When("the kube-apiserver is down at a scheduled time, and comes back", func() {
 		It("should start the run once the API server is back, once, and record it", func(ctx SpecContext) {
 			ns := newNamespace(ctx)
-			oracle := startOracle(ctx, ns)
+			oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
 			cj := builders.MakeCronJob("audit", ns).Schedule("*/5 * * * *").LastScheduleTime(at("10:00:00")).Obj()
 			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
 			clk := startController(ns, at("10:04:00"))
@@ -60,11 +60,11 @@ var _ = Describe("API server outage", func() {
 
 			job := onlyJob(ctx, ns)
 			Eventually(func(g Gomega) {
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(at("10:05:00"))))
 				g.Expect(status.Active).To(BeComparableTo([]corev1.ObjectReference{activeRef(&job)}, ignoreResourceVersion))
 			}).Should(Succeed())
-			Eventually(func(g Gomega) []string { return eventReasons(ctx, g, cj) }).Should(ContainElement("Normal/SuccessfulCreate"))
+			Eventually(func(g Gomega) []string { return framework.EventReasonsRegarding(ctx, g, k8sClient, cj) }).Should(ContainElement("Normal/SuccessfulCreate"))
 
 			By("starting the next run on time")
 			clk.AdvanceTo(at("10:10:01"))

@@ -143,7 +143,7 @@ var _ = Describe("Concurrency policies across several ticks", func() {
 					var running []types.GomegaMatcher
 					for _, job := range listJobs(ctx, g, ns) {
 						g.Expect(job.DeletionTimestamp).To(BeNil(), "Job %s is being deleted", job.Name)
-						how := finishedAs(&job)
+						_, how := framework.JobFinished(&job)
 						byOutcome[how] = append(byOutcome[how], job.Name)
 						if how == "" {
 							running = append(running, BeComparableTo(activeRef(&job), ignoreResourceVersion))
@@ -152,7 +152,7 @@ var _ = Describe("Concurrency policies across several ticks", func() {
 					g.Expect(byOutcome[batchv1.JobComplete]).To(ConsistOf(s.names(want.succeeded)))
 					g.Expect(byOutcome[batchv1.JobFailed]).To(ConsistOf(s.names(want.failed)))
 					g.Expect(byOutcome[""]).To(ConsistOf(s.names(want.running)))
-					status := getCronJob(ctx, g, cj).Status
+					status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 					g.Expect(status.Active).To(ConsistOf(running))
 					g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(hhmm(want.lastSchedule))))
 					g.Expect(status.LastSuccessfulTime).To(BeComparableTo(metaTime(hhmm(want.lastSuccess))))
@@ -235,7 +235,7 @@ func (s *policyStory) expect(ctx SpecContext, jobs, active string) {
 	want := s.names(jobs)
 	Eventually(func(g Gomega) {
 		g.Expect(jobNames(listJobs(ctx, g, s.ns))).To(ConsistOf(want), "the Jobs of the runs %s", jobs)
-		status := getCronJob(ctx, g, s.cj).Status
+		status := framework.GetCronJob(ctx, g, k8sClient, s.cj).Status
 		g.Expect(activeNames(status.Active)).To(ConsistOf(s.names(active)), "status.active: the runs %s", active)
 		g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(s.lastRun)))
 		g.Expect(status.LastSuccessfulTime).To(BeComparableTo(s.lastSuccess))
@@ -317,16 +317,6 @@ func activeNames(refs []corev1.ObjectReference) []string {
 	return names
 }
 
-// finishedAs returns JobComplete or JobFailed for a finished Job, "" for a running one.
-func finishedAs(job *batchv1.Job) batchv1.JobConditionType {
-	for _, c := range job.Status.Conditions {
-		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
-			return c.Type
-		}
-	}
-	return ""
-}
-
 var _ = Describe("Time zone edit", func() {
 	// On 2026-03-01 09:00 is 08:00 UTC in Berlin (CET) and 14:00 UTC in New York (EST). The edit is seen at
 	// 10:00 UTC: 11:00 in Berlin, 05:00 in New York.
@@ -373,7 +363,7 @@ var _ = Describe("Time zone edit", func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: jobNameFor(cj, run)}, &job)).To(Succeed())
 		Expect(job.Annotations).To(HaveKeyWithValue(cronjobv1.ScheduledAtAnnotation, "2026-03-01T09:00:00-05:00"))
 		Eventually(func(g Gomega) {
-			status := getCronJob(ctx, g, cj).Status
+			status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 			g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(run)))
 			g.Expect(status.ObservedSchedule).NotTo(BeNil())
 			g.Expect(status.ObservedSchedule.TimeZone).To(Equal("America/New_York"))
@@ -390,7 +380,9 @@ var _ = Describe("Time zone edit", func() {
 			berlinJob := onlyJob(ctx, ns)
 			Expect(berlinJob.Name).To(Equal(jobNameFor(cj, berlinRun)))
 			Expect(berlinJob.Annotations).To(HaveKeyWithValue(cronjobv1.ScheduledAtAnnotation, "2026-03-01T09:00:00+01:00"))
-			Eventually(func(g Gomega) *metav1.Time { return getCronJob(ctx, g, cj).Status.LastScheduleTime }).
+			Eventually(func(g Gomega) *metav1.Time {
+				return framework.GetCronJob(ctx, g, k8sClient, cj).Status.LastScheduleTime
+			}).
 				Should(BeComparableTo(metaTime(berlinRun)))
 
 			By("editing the time zone at 10:00 UTC")
@@ -421,7 +413,7 @@ var _ = Describe("Time zone edit", func() {
 			expectEditSeenAt10(ctx)
 			Consistently(func(g Gomega) []batchv1.Job { return listJobs(ctx, g, ns) }).Should(BeEmpty(),
 				"no run due before the edit was seen may start")
-			Expect(eventReasons(ctx, Default, cj)).NotTo(ContainElement(BeElementOf(
+			Expect(framework.EventReasonsRegarding(ctx, Default, k8sClient, cj)).NotTo(ContainElement(BeElementOf(
 				evCreate, "Warning/MissSchedule", "Warning/TooManyMissedTimes")))
 
 			By("moving the clock past 09:00 in New York")
@@ -435,7 +427,7 @@ func observedTimeZone(ctx SpecContext, cj *cronjobv1.CronJob, tz string) *cronjo
 	GinkgoHelper()
 	var obs *cronjobv1.ObservedSchedule
 	Eventually(func(g Gomega) {
-		obs = getCronJob(ctx, g, cj).Status.ObservedSchedule
+		obs = framework.GetCronJob(ctx, g, k8sClient, cj).Status.ObservedSchedule
 		g.Expect(obs).NotTo(BeNil())
 		g.Expect(obs.TimeZone).To(Equal(tz))
 	}).Should(Succeed())

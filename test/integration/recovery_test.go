@@ -46,14 +46,14 @@ var _ = Describe("Recovery of a run whose status write was lost", func() {
 				// one to judge, so a wrong outcome fails at once instead of after a timeout.
 				var status cronjobv1.CronJobStatus
 				Eventually(func(g Gomega) []corev1.ObjectReference {
-					status = getCronJob(ctx, g, cj).Status
+					status = framework.GetCronJob(ctx, g, k8sClient, cj).Status
 					return status.Active
 				}).ShouldNot(BeEmpty())
 				Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(scheduled)))
 				Expect(status.Active).To(BeComparableTo([]corev1.ObjectReference{activeRef(job)}, ignoreResourceVersion))
 				Consistently(func(g Gomega) []batchv1.Job { return listJobs(ctx, g, ns) }).Should(
 					ConsistOf(HaveField("UID", job.UID)), "the Job must be neither replaced nor joined by another")
-				Expect(eventReasons(ctx, Default, cj)).NotTo(ContainElement(BeElementOf(
+				Expect(framework.EventReasonsRegarding(ctx, Default, k8sClient, cj)).NotTo(ContainElement(BeElementOf(
 					"Normal/JobAlreadyActive", "Normal/SuccessfulDelete", "Normal/SuccessfulCreate")))
 			},
 			Entry("Allow", cronjobv1.AllowConcurrent),
@@ -76,13 +76,13 @@ var _ = Describe("Recovery of a run whose status write was lost", func() {
 
 			clk := startController(ns, at("10:05:30"))
 			Eventually(func(g Gomega) {
-				cond := meta.FindStatusCondition(getCronJob(ctx, g, cj).Status.Conditions, cronjobv1.ConditionReady)
+				cond := meta.FindStatusCondition(framework.GetCronJob(ctx, g, k8sClient, cj).Status.Conditions, cronjobv1.ConditionReady)
 				g.Expect(cond).NotTo(BeNil())
 				g.Expect(cond.Status).To(Equal(metav1.ConditionFalse))
 				g.Expect(cond.Reason).To(Equal(cronjobv1.ReasonFailedCreate))
 				g.Expect(cond.Message).To(ContainSubstring(stranger.Name))
 			}).Should(Succeed())
-			Expect(eventReasons(ctx, Default, cj)).To(ContainElement("Warning/FailedCreate"))
+			Expect(framework.EventReasonsRegarding(ctx, Default, k8sClient, cj)).To(ContainElement("Warning/FailedCreate"))
 			Eventually(func() bool { return clk.WakeupBy(at("10:10:01")) }).Should(BeTrue(),
 				"the controller should wait for the next run, not retry the failed one")
 
@@ -99,7 +99,7 @@ var _ = Describe("Recovery of a run whose status write was lost", func() {
 				g.Expect(err).NotTo(HaveOccurred())
 				return now.Since(before).Total()
 			}).Should(Equal(settled.Since(before).Total()), "no retry storm: no reconcile until the next run")
-			status := getCronJob(ctx, Default, cj).Status
+			status := framework.GetCronJob(ctx, Default, k8sClient, cj).Status
 			Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(at("10:00:00"))), "the run of 10:05 did not start")
 			Expect(status.Active).To(BeEmpty())
 
@@ -108,7 +108,7 @@ var _ = Describe("Recovery of a run whose status write was lost", func() {
 			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(
 				ConsistOf(stranger.Name, jobNameFor(cj, at("10:10:00"))))
 			Eventually(func(g Gomega) {
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(at("10:10:00"))))
 				cond := meta.FindStatusCondition(status.Conditions, cronjobv1.ConditionReady)
 				g.Expect(cond).NotTo(BeNil())

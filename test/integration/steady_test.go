@@ -20,7 +20,7 @@ var _ = Describe("Steady state", func() {
 	DescribeTable("a minutely CronJob whose Jobs succeed",
 		func(ctx SpecContext, runs int) {
 			ns := newNamespace(ctx)
-			oracle := startOracle(ctx, ns)
+			oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
 			start := at("00:00:00")
 			cj := builders.MakeCronJob("pulse", ns).Schedule("* * * * *").LastScheduleTime(start).Obj()
 			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
@@ -53,7 +53,7 @@ var _ = Describe("Steady state", func() {
 			}
 			last := want[len(want)-1]
 			Eventually(func(g Gomega) {
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(last)))
 				g.Expect(status.LastSuccessfulTime).To(BeComparableTo(metaTime(last.Add(time.Second))))
 				g.Expect(status.Active).To(BeEmpty())

@@ -96,13 +96,6 @@ func jobNameFor(cj *cronjobv1.CronJob, t time.Time) string {
 	return fmt.Sprintf("%s-%d", cj.Name, t.Unix()/60)
 }
 
-// getCronJob reads the CronJob from the API server.
-func getCronJob(ctx context.Context, g Gomega, cj *cronjobv1.CronJob) *cronjobv1.CronJob {
-	var got cronjobv1.CronJob
-	g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cj), &got)).To(Succeed())
-	return &got
-}
-
 // listJobs lists the Jobs of a namespace from the API server.
 func listJobs(ctx context.Context, g Gomega, ns string) []batchv1.Job {
 	var jobs batchv1.JobList
@@ -120,11 +113,4 @@ func onlyJob(ctx context.Context, ns string) batchv1.Job {
 		job = jobs[0]
 	}).Should(Succeed())
 	return job
-}
-
-// eventReasons returns the "<type>/<reason>" of the events regarding obj, oldest first.
-func eventReasons(ctx context.Context, g Gomega, obj client.Object) []string {
-	events, err := framework.EventsRegarding(ctx, k8sClient, obj)
-	g.Expect(err).NotTo(HaveOccurred())
-	return framework.EventReasons(events)
 }

@@ -32,7 +32,7 @@ func observedSchedule(ctx SpecContext, cj *cronjobv1.CronJob, schedule string, s
 	GinkgoHelper()
 	var obs *cronjobv1.ObservedSchedule
 	Eventually(func(g Gomega) {
-		obs = getCronJob(ctx, g, cj).Status.ObservedSchedule
+		obs = framework.GetCronJob(ctx, g, k8sClient, cj).Status.ObservedSchedule
 		g.Expect(obs).NotTo(BeNil())
 		g.Expect(obs.Schedule).To(Equal(schedule))
 		g.Expect(obs.Suspended).To(Equal(suspended))
@@ -63,10 +63,10 @@ var _ = Describe("Downtime", func() {
 			job := onlyJob(ctx, ns)
 			Expect(job.Name).To(Equal(jobNameFor(cj, mostRecent)))
 			Expect(job.Annotations).To(HaveKeyWithValue(cronjobv1.ScheduledAtAnnotation, mostRecent.Format(time.RFC3339)))
-			Eventually(func(g Gomega) []string { return eventReasons(ctx, g, cj) }).Should(
+			Eventually(func(g Gomega) []string { return framework.EventReasonsRegarding(ctx, g, k8sClient, cj) }).Should(
 				ContainElements("Warning/TooManyMissedTimes", "Normal/SuccessfulCreate"))
 			Eventually(func(g Gomega) {
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(mostRecent)))
 				g.Expect(status.Active).To(BeComparableTo([]corev1.ObjectReference{activeRef(&job)}, ignoreResourceVersion))
 			}).Should(Succeed())
@@ -101,7 +101,7 @@ var _ = Describe("No surprise runs", func() {
 			Expect(obs.Since.Time).To(BeTemporally("==", at("10:21:00")))
 			Consistently(func(g Gomega) []batchv1.Job { return listJobs(ctx, g, ns) }).Should(BeEmpty(),
 				"no run due at or before 10:21 may start")
-			Expect(eventReasons(ctx, Default, cj)).NotTo(ContainElement(BeElementOf(
+			Expect(framework.EventReasonsRegarding(ctx, Default, k8sClient, cj)).NotTo(ContainElement(BeElementOf(
 				"Normal/SuccessfulCreate", "Warning/TooManyMissedTimes", "Warning/MissSchedule")))
 
 			By("moving the clock past the first run after the resume, at 10:25")
@@ -110,7 +110,7 @@ var _ = Describe("No surprise runs", func() {
 			Expect(job.Name).To(Equal(jobNameFor(cj, at("10:25:00"))))
 			Consistently(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(job.Name))
 			Eventually(func(g Gomega) *metav1.Time {
-				return getCronJob(ctx, g, cj).Status.LastScheduleTime
+				return framework.GetCronJob(ctx, g, k8sClient, cj).Status.LastScheduleTime
 			}).Should(BeComparableTo(metaTime(at("10:25:00"))))
 		})
 	})
@@ -144,7 +144,7 @@ var _ = Describe("No surprise runs", func() {
 			Expect(job.Name).To(Equal(jobNameFor(cj, at("11:30:00"))))
 			Consistently(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(job.Name))
 			Eventually(func(g Gomega) {
-				status := getCronJob(ctx, g, cj).Status
+				status := framework.GetCronJob(ctx, g, k8sClient, cj).Status
 				g.Expect(status.LastScheduleTime).To(BeComparableTo(metaTime(at("11:30:00"))))
 				g.Expect(status.ObservedSchedule).NotTo(BeNil())
 				g.Expect(status.ObservedSchedule.Schedule).To(Equal("30 * * * *"))
