@@ -47,11 +47,12 @@ type sizes struct {
 // modeDefaults are the values of the size flags per -mode, for the flags not given.
 var modeDefaults = map[string]map[string]string{
 	// The full run: every scenario at its stated size, two repetitions so that each controller
-	// goes first once (about 4 hours).
+	// goes first once (how long it takes: bench/README.md).
 	"full": {"scenarios": "single,burst,population,restart", "repetitions": "2", "single-minutes": "10",
 		"burst-size": "1000", "burst-minutes": "5", "population-size": "10000", "population-minutely": "100",
 		"population-minutes": "30", "restart-size": "1000", "restart-downtime": "10m"},
-	// A smoke run under 5 minutes: one measured minute of single and of a 500-CronJob burst per controller.
+	// A smoke run, short enough for CI: one measured minute of single and of a 500-CronJob burst per
+	// controller.
 	"quick": {"scenarios": "single,burst", "repetitions": "1", "single-minutes": "1", "burst-size": "500",
 		"burst-minutes": "1", "population-size": "1000", "population-minutely": "10", "population-minutes": "2",
 		"restart-size": "100", "restart-downtime": "1m"},

@@ -126,7 +126,7 @@ func (b *bench) run(ctx context.Context, p phase) (Result, error) {
 		return res, err
 	}
 	// The first minute measured is at least settle away, and comes after the controller has gone quiet:
-	// ours writes a Ready condition on each new CronJob, which for 10,000 takes longer than settle.
+	// ours writes a Ready condition on each new CronJob, which for a large population can outlast settle.
 	quiet, err := b.waitQuiet(ctx, proc)
 	if err != nil {
 		return res, err

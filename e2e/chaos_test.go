@@ -30,8 +30,9 @@ const leaseName = "cronjob-operator.batch.cronjob-operator.dev"
 // leaseDuration is the manager's --leader-elect-lease-duration in config/e2e.
 const leaseDuration = 6 * time.Second
 
-// chaosDuration is how long the manager is killed again and again ($E2E_CHAOS_DURATION, default 2m:
-// 6 kills across two minute boundaries, short enough for the suites to stay under 15 minutes).
+// chaosDuration is how long the manager is killed again and again ($E2E_CHAOS_DURATION, default 2m: a
+// kill every killInterval across two minute boundaries, and short, as the Serial specs run one after the
+// other; e2e/README.md says what that makes of the suites' length).
 func chaosDuration() time.Duration {
 	d, err := time.ParseDuration(env("E2E_CHAOS_DURATION", "2m"))
 	Expect(err).NotTo(HaveOccurred(), "E2E_CHAOS_DURATION")

@@ -17,6 +17,11 @@
 // set by envtest) are stopped only by that orderly teardown: after a SIGKILL of localcluster they are left
 // running and must be killed by hand.
 //
+// Files: main.go (flags, the control plane, signals and teardown), manager.go (the manager process and
+// its health check), samples.go (the admin kubeconfig and the objects of config/samples), banner.go (how to reach
+// the control plane), sysproc_linux.go and sysproc_unix.go (the manager's process group, and on Linux its
+// death with localcluster).
+//
 // Usage:
 //
 //	localcluster [flags] [-- manager flags...]

@@ -29,4 +29,19 @@
 //     and creator, so a spec checks exactly one Job per scheduled time across failures;
 //   - CountReconciles reads controller-runtime's reconcile counters, ScrapeAPIRequests the kube-apiserver's
 //     request counters (writes, conflicts), to bound what the controller costs.
+//
+// Files, one concern each:
+//   - framework.go: Framework, the control plane of a test package (Init, Teardown, API server outages),
+//     and Scheme;
+//   - manager.go: StartManager and Manager, a manager that runs the controller on a Clock, with leader
+//     election (LeaderElection, ShortLeases), Stop and Kill;
+//   - clock.go: Clock, the fake clock that drives the controller and its workqueue's timers;
+//   - webhook.go, webhookconfig.go: the admission webhook server of the suite and the configurations that
+//     point the API server at it (AdmissionWebhookLabel turns them off for a namespace);
+//   - namespace.go: one namespace per spec; objects.go: create an object with its status;
+//   - reads.go: what specs of envtest and e2e read and assert on (GetCronJob, EventReasonsRegarding,
+//     JobFinished, StartSpecJobOracle); events.go: the events regarding an object;
+//   - oracle.go: JobOracle, re-exported from test/oracle; metrics.go: reconcile counts and the API
+//     server's request counts; dump.go: the state dump of a failed spec;
+//   - paths.go: where the CRDs, webhook manifests and envtest binaries are; timeouts.go: the shared waits.
 package framework

@@ -61,8 +61,8 @@ type LeaderElection struct {
 	ReleaseOnCancel bool
 }
 
-// ShortLeases is a LeaderElection for specs that hand over many times: a lost leader is replaced within
-// about two seconds, and a released Lease within a fifth of a second.
+// ShortLeases is a LeaderElection for specs that hand over many times: a lost leader is replaced once its
+// LeaseDuration has passed, and a released Lease within a RetryPeriod.
 func ShortLeases(ns, id string) *LeaderElection {
 	return &LeaderElection{
 		Namespace: ns, ID: id,

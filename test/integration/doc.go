@@ -9,4 +9,11 @@
 //
 // Ginkgo refuses `go test -count=N` for N > 1; to repeat the suite, run go test again (or the ginkgo CLI's
 // -repeat). Every spec starts its own manager, on its own fake clock, in its own namespace.
+//
+// Files: suite_test.go (the suite, its control plane and the helpers every spec uses), cronjob_test.go
+// (scheduling, Forbid, history limits, schedule validation), policies_test.go (the concurrency policies
+// and a time zone edit over many ticks), timetravel_test.go (downtime and no surprise runs),
+// admission_test.go (the CRD schema, CEL rules and webhooks against the fixtures), recovery_test.go (a
+// lost status write), failover_test.go (leader election handovers and kills), outage_test.go (a
+// kube-apiserver outage), steady_test.go (what a run costs in reconciles and writes).
 package integration
