@@ -1,9 +1,3 @@
-// Command bench measures this project's CronJob controller side by side with the built-in one
-// (kube-controller-manager --controllers=cronjob), on one envtest control plane, one controller at a time,
-// interleaved (ours then the peer, then the peer then ours, ...), with the same schedules, the same client
-// rate limits and the same Job watch. It writes results.json, report.md and skew.png to
-// <out>/<UTC start>-<mode>/. `make bench` runs the full set, `make bench-quick` a smoke run of a few
-// minutes; see bench/README.md.
 package main
 
 import (
@@ -25,6 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
+	"github.com/cronjob-operator/cronjob-operator/bench/internal/report"
+	"github.com/cronjob-operator/cronjob-operator/bench/internal/results"
+	"github.com/cronjob-operator/cronjob-operator/bench/internal/rig"
 	"github.com/cronjob-operator/cronjob-operator/test/oracle"
 )
 
@@ -41,7 +38,7 @@ type sizes struct {
 	restartSize        int
 	restartDowntime    time.Duration
 	// controllers are the controllers to run (both by default).
-	controllers map[Controller]bool
+	controllers map[results.Controller]bool
 }
 
 // modeDefaults are the values of the size flags per -mode, for the flags not given.
@@ -63,7 +60,7 @@ func main() {
 		mode, out, assets, manager, kcm, crds string
 		controllers                           string
 		sz                                    sizes
-		settings                              Settings
+		settings                              results.Settings
 		b                                     = &bench{}
 	)
 	flag.StringVar(&mode, "mode", "full", "quick (a smoke run under 5 minutes) or full (the issue's sizes, two repetitions, about 4 hours): the defaults of the flags below marked (mode)")
@@ -108,10 +105,10 @@ func main() {
 			panic(err) // modeDefaults is wrong
 		}
 	}
-	sz.controllers = map[Controller]bool{}
+	sz.controllers = map[results.Controller]bool{}
 	for _, c := range strings.Split(controllers, ",") {
-		c := Controller(strings.TrimSpace(c))
-		if c != Ours && c != Peer {
+		c := results.Controller(strings.TrimSpace(c))
+		if c != results.Ours && c != results.Peer {
 			fmt.Fprintf(os.Stderr, "bench: unknown controller %q in -controllers: use ours, peer or ours,peer\n", c)
 			os.Exit(2)
 		}
@@ -121,7 +118,8 @@ func main() {
 		kcm = filepath.Join(assets, "kube-controller-manager")
 	}
 	settings.Repetitions = sz.repetitions
-	b.auditFlush = 3 * time.Second
+	// The API server flushes its audit buffer at least every second (audit-log-batch-max-wait).
+	b.audit.Flush = 3 * time.Second
 	b.logf = func(format string, args ...any) {
 		fmt.Printf("%s  %s\n", time.Now().UTC().Format(time.TimeOnly), fmt.Sprintf(format, args...))
 	}
@@ -135,7 +133,7 @@ func main() {
 	}
 }
 
-func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings Settings, out, assets, manager, kcm, crds string) error {
+func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings results.Settings, out, assets, manager, kcm, crds string) error {
 	for _, f := range []string{manager, kcm, filepath.Join(assets, "kube-apiserver"), filepath.Join(assets, "etcd")} {
 		if _, err := os.Stat(f); err != nil {
 			return fmt.Errorf("%s is missing: run make bench-assets build (or make bench, which does)", f)
@@ -148,13 +146,13 @@ func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings Set
 		return err
 	}
 	b.logf("bench %s: results in %s", mode, dir)
-	cp, err := startControlPlane(work, assets, crds)
+	cp, err := rig.StartControlPlane(work, assets, crds)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = cp.stop() }()
-	b.cp = cp
-	cfg := rest.CopyConfig(cp.harness)
+	defer func() { _ = cp.Stop() }()
+	b.audit.Log = cp.AuditLog
+	cfg := rest.CopyConfig(cp.Harness)
 	cfg.QPS, cfg.Burst = -1, 0 // the harness is not rate-limited client-side
 	if b.c, err = client.New(cfg, client.Options{Scheme: scheme()}); err != nil {
 		return err
@@ -162,16 +160,16 @@ func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings Set
 	if b.watch, err = oracle.Start(ctx, cfg, metav1.NamespaceAll); err != nil {
 		return err
 	}
-	b.rigs = rigs(cp, manager, kcm, work, settings)
-	b.rigs[Ours].extraArgs = strings.Fields(b.oursArgs)
-	run := &Run{Started: started, Mode: mode, Machine: machine(), Versions: versions(kcm, assets), Settings: settings}
+	b.rigs = rig.Rigs(cp, manager, kcm, work, settings)
+	b.rigs[results.Ours].ExtraArgs = strings.Fields(b.oursArgs)
+	run := &results.Run{Started: started, Mode: mode, Machine: machine(), Versions: versions(kcm, assets), Settings: settings}
 	// The results are written after every phase, so a failure or Ctrl-C in hour five keeps what was
 	// measured (the report then says what is missing).
 	save := func() error {
 		run.Duration = time.Since(started).Round(time.Second)
-		return WriteResults(run, dir)
+		return report.Write(run, dir)
 	}
-	var plans []Scenario
+	var plans []results.Scenario
 	var phases [][]phase
 	for _, name := range strings.Split(sz.scenarios, ",") {
 		sc, ps, err := plan(strings.TrimSpace(name), sz)
@@ -205,11 +203,11 @@ func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings Set
 
 // oursCorrect fails when ours lost or duplicated a run in any scenario: a figure that is a bug, not a
 // speed (the peer's are only reported).
-func oursCorrect(run *Run) error {
+func oursCorrect(run *results.Run) error {
 	var errs []error
 	for _, sc := range run.Scenarios {
 		for _, r := range sc.Results {
-			if r.Controller == Ours && (r.Lost > 0 || r.Duplicates > 0) {
+			if r.Controller == results.Ours && (r.Lost > 0 || r.Duplicates > 0) {
 				errs = append(errs, fmt.Errorf("%s #%d: ours lost %d and duplicated %d of %d runs", sc.Name, r.Repetition, r.Lost, r.Duplicates, r.Expected))
 			}
 		}
@@ -218,9 +216,9 @@ func oursCorrect(run *Run) error {
 }
 
 // summary is the one-line progress report of a phase.
-func summary(r Result) string {
+func summary(r results.Result) string {
 	return fmt.Sprintf("%d Jobs (due %d, lost %d, duplicated %d), skew p50 %s p99 %s max %s, %d writes, %.1f CPU s",
-		len(r.Skews), r.Expected, r.Lost, r.Duplicates, Percentile(r.Skews, 50).Round(time.Millisecond),
-		Percentile(r.Skews, 99).Round(time.Millisecond), Percentile(r.Skews, 100).Round(time.Millisecond),
+		len(r.Skews), r.Expected, r.Lost, r.Duplicates, results.Percentile(r.Skews, 50).Round(time.Millisecond),
+		results.Percentile(r.Skews, 99).Round(time.Millisecond), results.Percentile(r.Skews, 100).Round(time.Millisecond),
 		r.Writes(), r.CPUSeconds)
 }

@@ -13,13 +13,14 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/bench/internal/results"
 )
 
 // plan returns the scenario named name and its phases: for each repetition, ours and the peer, in an
 // order that alternates so that a drift of the machine over the run falls on both alike.
-func plan(name string, sz sizes) (Scenario, []phase, error) {
+func plan(name string, sz sizes) (results.Scenario, []phase, error) {
 	var (
-		sc       = Scenario{Name: name}
+		sc       = results.Scenario{Name: name}
 		template = phase{scenario: name, tail: 30 * time.Second}
 	)
 	switch name {
@@ -56,9 +57,9 @@ func plan(name string, sz sizes) (Scenario, []phase, error) {
 	}
 	var phases []phase
 	for rep := range sz.repetitions {
-		order := []Controller{Ours, Peer}
+		order := []results.Controller{results.Ours, results.Peer}
 		if rep%2 == 1 {
-			order = []Controller{Peer, Ours}
+			order = []results.Controller{results.Peer, results.Ours}
 		}
 		for _, c := range order {
 			if sz.controllers != nil && !sz.controllers[c] {
@@ -110,8 +111,8 @@ func scheme() *k8sruntime.Scheme {
 }
 
 // machine describes this host from /proc.
-func machine() Machine {
-	m := Machine{CPUs: runtime.NumCPU()}
+func machine() results.Machine {
+	m := results.Machine{CPUs: runtime.NumCPU()}
 	if f, err := os.Open("/proc/cpuinfo"); err == nil {
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"image/png"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/cronjob-operator/cronjob-operator/bench/internal/results"
 )
 
 var reportAnchor = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -24,15 +26,15 @@ func millis(vs ...float64) []time.Duration {
 
 // testRun is a small hand-built run: "single" with two repetitions of each controller, "burst" where the
 // peer observed no Job, "population" where nothing was measured, and "empty" without results.
-func testRun() *Run {
+func testRun() *results.Run {
 	// single is r as repetition rep of c over a five-minute window, with skews.
-	single := func(c Controller, rep int, skews []time.Duration, r Result) Result {
+	single := func(c results.Controller, rep int, skews []time.Duration, r results.Result) results.Result {
 		r.Controller, r.Repetition, r.Skews = c, rep, skews
 		r.Start, r.End = reportAnchor, reportAnchor.Add(5*time.Minute)
 		return r
 	}
-	window := func(c Controller, rep int) Result { return single(c, rep, nil, Result{}) }
-	oursSingle := Result{
+	window := func(c results.Controller, rep int) results.Result { return single(c, rep, nil, results.Result{}) }
+	oursSingle := results.Result{
 		Expected: 5,
 		Requests: map[string]int{
 			"create jobs": 5, "patch cronjobs/status": 5, "create events": 5, "get cronjobs": 4, "list cronjobs": 1,
@@ -40,7 +42,7 @@ func testRun() *Run {
 		},
 		IdleSeconds: 300, IdleCPUSeconds: 1.5, CPUSeconds: 2.5,
 	}
-	peerSingle := Result{
+	peerSingle := results.Result{
 		Expected: 5,
 		Requests: map[string]int{
 			"create jobs": 5, "update cronjobs/status": 10, "create events": 5, "list jobs": 4, "get cronjobs": 6,
@@ -51,30 +53,30 @@ func testRun() *Run {
 	ours0.PeakRSSBytes, ours0.HeapBytes = 40*mib, 20*mib
 	ours1.PeakRSSBytes, ours1.HeapBytes, ours1.Duplicates = 50*mib, 30*mib, 1
 
-	burstOurs0, burstOurs1, burstPeer := window(Ours, 0), window(Ours, 1), window(Peer, 0)
+	burstOurs0, burstOurs1, burstPeer := window(results.Ours, 0), window(results.Ours, 1), window(results.Peer, 0)
 	burstOurs0.Skews, burstOurs0.CreateSkews, burstOurs0.RunsPerSecond = millis(1000, 2000), millis(5, 15), 300
 	burstOurs1.Skews, burstOurs1.RunsPerSecond = millis(7000), 200
 	burstPeer.Expected, burstPeer.Lost, burstPeer.RunsPerSecond = 3, 3, 100
 
-	return &Run{
+	return &results.Run{
 		Started:  reportAnchor,
 		Duration: 42*time.Minute + 300*time.Millisecond,
 		Mode:     "quick",
-		Machine:  Machine{CPUs: 2, CPUModel: "Test CPU", MemoryGiB: 7.75, Kernel: "6.8.0"},
+		Machine:  results.Machine{CPUs: 2, CPUModel: "Test CPU", MemoryGiB: 7.75, Kernel: "6.8.0"},
 		Versions: map[string]string{"ours": "v0.3.0", "etcd": "3.6.0", "go": "go1.26.8"},
-		Settings: Settings{
+		Settings: results.Settings{
 			QPS: 50, Burst: 100, OursMaxConcurrentReconciles: 8, PeerConcurrentSyncs: 5, Repetitions: 2,
 			Flags: map[string]string{"reps": "2", "mode": "quick"},
 		},
-		Scenarios: []Scenario{
-			{Name: "single", Description: "One CronJob due every minute.", Results: []Result{
-				single(Ours, 0, millis(10, 20, 30, 40, 50), ours0),
-				single(Peer, 0, millis(110, 120, 130, 140, 150), peer0),
-				single(Ours, 1, millis(60, 70, 80, 90, 100), ours1),
-				single(Peer, 1, millis(160, 170, 180, 190, 200), peer1),
+		Scenarios: []results.Scenario{
+			{Name: "single", Description: "One CronJob due every minute.", Results: []results.Result{
+				single(results.Ours, 0, millis(10, 20, 30, 40, 50), ours0),
+				single(results.Peer, 0, millis(110, 120, 130, 140, 150), peer0),
+				single(results.Ours, 1, millis(60, 70, 80, 90, 100), ours1),
+				single(results.Peer, 1, millis(160, 170, 180, 190, 200), peer1),
 			}},
-			{Name: "burst", Results: []Result{burstOurs0, burstPeer, burstOurs1}},
-			{Name: "population", Results: []Result{window(Ours, 0)}},
+			{Name: "burst", Results: []results.Result{burstOurs0, burstPeer, burstOurs1}},
+			{Name: "population", Results: []results.Result{window(results.Ours, 0)}},
 			{Name: "empty"},
 		},
 	}
@@ -166,7 +168,7 @@ func TestRenderMarkdownScenarioTables(t *testing.T) {
 			want:    []string{},
 		},
 	}
-	md := RenderMarkdown(testRun())
+	md := renderMarkdown(testRun())
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			want := map[string]string{}
@@ -182,7 +184,7 @@ func TestRenderMarkdownScenarioTables(t *testing.T) {
 }
 
 func TestRenderMarkdownHeaderAndRequests(t *testing.T) {
-	md := RenderMarkdown(testRun())
+	md := renderMarkdown(testRun())
 	for _, want := range []string{
 		"# CronJob controller benchmark: ours vs the built-in controller\n\n" +
 			"- started: 2026-11-30T12:00:00Z\n" +
@@ -208,59 +210,31 @@ func TestRenderMarkdownHeaderAndRequests(t *testing.T) {
 			t.Errorf("report lacks\n%s\nreport:\n%s", want, md)
 		}
 	}
-	if again := RenderMarkdown(testRun()); again != md {
-		t.Errorf("RenderMarkdown is not deterministic (-first,+second):\n%s", cmp.Diff(md, again))
+	if again := renderMarkdown(testRun()); again != md {
+		t.Errorf("renderMarkdown is not deterministic (-first,+second):\n%s", cmp.Diff(md, again))
 	}
 }
 
-func TestPercentile(t *testing.T) {
-	cases := map[string]struct {
-		ds   []time.Duration
-		p    float64
-		want time.Duration
-	}{
-		"empty is 0":                          {ds: nil, p: 50, want: 0},
-		"one value, p50":                      {ds: millis(7), p: 50, want: 7 * time.Millisecond},
-		"one value, p100":                     {ds: millis(7), p: 100, want: 7 * time.Millisecond},
-		"even count, p50 is the lower":        {ds: millis(40, 10, 30, 20), p: 50, want: 20 * time.Millisecond},
-		"p100 is the maximum":                 {ds: millis(40, 10, 30, 20), p: 100, want: 40 * time.Millisecond},
-		"p99 of ten is the maximum":           {ds: millis(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), p: 99, want: 10 * time.Millisecond},
-		"p90 of ten is the ninth":             {ds: millis(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), p: 90, want: 9 * time.Millisecond},
-		"negative skews sort before the zero": {ds: millis(0, -5, 3), p: 1, want: -5 * time.Millisecond},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			in := append([]time.Duration(nil), tc.ds...)
-			if got := Percentile(tc.ds, tc.p); got != tc.want {
-				t.Errorf("Percentile(%v, %v) = %v, want %v", tc.ds, tc.p, got, tc.want)
-			}
-			if diff := cmp.Diff(in, tc.ds); diff != "" {
-				t.Errorf("Percentile modified its input (-before,+after):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestWriteResults(t *testing.T) {
+func TestWrite(t *testing.T) {
 	run := testRun()
 	dir := filepath.Join(t.TempDir(), "results", "2026-11-30")
-	if err := WriteResults(run, dir); err != nil {
-		t.Fatalf("WriteResults: %v", err)
+	if err := Write(run, dir); err != nil {
+		t.Fatalf("Write: %v", err)
 	}
 
 	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(RenderMarkdown(run), string(report)); diff != "" {
+	if diff := cmp.Diff(renderMarkdown(run), string(report)); diff != "" {
 		t.Errorf("report.md (-want,+got):\n%s", diff)
 	}
 
 	assertPNG(t, filepath.Join(dir, "skew.png"))
 
-	got, err := ReadResults(filepath.Join(dir, "results.json"))
+	got, err := readResults(filepath.Join(dir, "results.json"))
 	if err != nil {
-		t.Fatalf("ReadResults: %v", err)
+		t.Fatalf("readResults: %v", err)
 	}
 	if diff := cmp.Diff(run, got); diff != "" {
 		t.Errorf("results.json round trip (-want,+got):\n%s", diff)
@@ -268,32 +242,32 @@ func TestWriteResults(t *testing.T) {
 }
 
 func TestReadResultsMissingFile(t *testing.T) {
-	if _, err := ReadResults(filepath.Join(t.TempDir(), "results.json")); err == nil {
-		t.Error("ReadResults of a missing file succeeded")
+	if _, err := readResults(filepath.Join(t.TempDir(), "results.json")); err == nil {
+		t.Error("readResults of a missing file succeeded")
 	}
 }
 
 func TestRenderChart(t *testing.T) {
-	onlyPeer := Result{Controller: Peer, Skews: millis(0.2, 3, 40, 500)}
-	cases := map[string]*Run{
-		"one controller without skews": {Scenarios: []Scenario{
-			{Name: "single", Results: []Result{{Controller: Ours}, onlyPeer}},
+	onlyPeer := results.Result{Controller: results.Peer, Skews: millis(0.2, 3, 40, 500)}
+	cases := map[string]*results.Run{
+		"one controller without skews": {Scenarios: []results.Scenario{
+			{Name: "single", Results: []results.Result{{Controller: results.Ours}, onlyPeer}},
 		}},
-		"all skews under 1 ms": {Scenarios: []Scenario{
-			{Name: "single", Results: []Result{{Controller: Ours, Skews: millis(0, 0.5)}}},
+		"all skews under 1 ms": {Scenarios: []results.Scenario{
+			{Name: "single", Results: []results.Result{{Controller: results.Ours, Skews: millis(0, 0.5)}}},
 		}},
-		"no skews at all": {Scenarios: []Scenario{{Name: "single"}, {Name: "burst"}}},
-		"five panels in two rows, one of many skews": {Scenarios: []Scenario{
-			{Name: "a", Results: []Result{onlyPeer}}, {Name: "b", Results: []Result{onlyPeer}},
-			{Name: "c", Results: []Result{onlyPeer}}, {Name: "d", Results: []Result{onlyPeer}},
-			{Name: "e", Results: []Result{{Controller: Ours, Skews: manySkews(5001)}}},
+		"no skews at all": {Scenarios: []results.Scenario{{Name: "single"}, {Name: "burst"}}},
+		"five panels in two rows, one of many skews": {Scenarios: []results.Scenario{
+			{Name: "a", Results: []results.Result{onlyPeer}}, {Name: "b", Results: []results.Result{onlyPeer}},
+			{Name: "c", Results: []results.Result{onlyPeer}}, {Name: "d", Results: []results.Result{onlyPeer}},
+			{Name: "e", Results: []results.Result{{Controller: results.Ours, Skews: manySkews(5001)}}},
 		}},
 	}
 	for name, run := range cases {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "skew.png")
-			if err := RenderChart(run, path); err != nil {
-				t.Fatalf("RenderChart: %v", err)
+			if err := renderChart(run, path); err != nil {
+				t.Fatalf("renderChart: %v", err)
 			}
 			assertPNG(t, path)
 		})
@@ -302,9 +276,9 @@ func TestRenderChart(t *testing.T) {
 
 func TestRenderChartUnwritablePath(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "missing", "skew.png")
-	err := RenderChart(testRun(), path)
+	err := renderChart(testRun(), path)
 	if err == nil || !strings.HasPrefix(err.Error(), "rendering chart: ") {
-		t.Errorf("RenderChart into a missing directory = %v, want a rendering chart error", err)
+		t.Errorf("renderChart into a missing directory = %v, want a rendering chart error", err)
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package rig
 
 import (
 	"context"
@@ -13,35 +13,36 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/bench/internal/results"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
-// rig knows how to run one controller and how to speak its CronJob API.
-type rig struct {
-	controller Controller
+// Rig knows how to run one controller and how to speak its CronJob API.
+type Rig struct {
+	controller results.Controller
 	// binary is bin/manager (ours) or bin/k8s/.../kube-controller-manager (the peer).
 	binary     string
 	kubeconfig string
 	logPath    string
-	settings   Settings
-	// extraArgs are appended to the controller's command line.
-	extraArgs []string
+	settings   results.Settings
+	// ExtraArgs are appended to the controller's command line.
+	ExtraArgs []string
 }
 
-// rigs returns the rigs of both controllers.
-func rigs(cp *controlPlane, managerBin, kcmBin, dir string, s Settings) map[Controller]*rig {
-	return map[Controller]*rig{
-		Ours: {controller: Ours, binary: managerBin, kubeconfig: cp.kubeconfigs[Ours], logPath: filepath.Join(dir, "ours.log"), settings: s},
-		Peer: {controller: Peer, binary: kcmBin, kubeconfig: cp.kubeconfigs[Peer], logPath: filepath.Join(dir, "peer.log"), settings: s},
+// Rigs returns the rigs of both controllers.
+func Rigs(cp *ControlPlane, managerBin, kcmBin, dir string, s results.Settings) map[results.Controller]*Rig {
+	return map[results.Controller]*Rig{
+		results.Ours: {controller: results.Ours, binary: managerBin, kubeconfig: cp.kubeconfigs[results.Ours], logPath: filepath.Join(dir, "ours.log"), settings: s},
+		results.Peer: {controller: results.Peer, binary: kcmBin, kubeconfig: cp.kubeconfigs[results.Peer], logPath: filepath.Join(dir, "peer.log"), settings: s},
 	}
 }
 
-// start runs the controller and waits until it serves (ours: /readyz; the peer has no endpoint without
+// Start runs the controller and waits until it serves (ours: /readyz; the peer has no endpoint without
 // secure serving, so it is given the settle time the scenarios wait anyway).
-func (r *rig) start(ctx context.Context) (*process, error) {
+func (r *Rig) Start(ctx context.Context) (*Process, error) {
 	qps := strconv.FormatFloat(r.settings.QPS, 'f', -1, 64)
 	burst := strconv.Itoa(r.settings.Burst)
-	if r.controller == Peer {
+	if r.controller == results.Peer {
 		return startProcess("kube-controller-manager", r.logPath, []string{r.binary,
 			"--kubeconfig=" + r.kubeconfig,
 			"--controllers=cronjob",
@@ -69,25 +70,25 @@ func (r *rig) start(ctx context.Context) (*process, error) {
 		"--kube-api-qps=" + qps,
 		"--kube-api-burst=" + burst,
 		"--max-concurrent-reconciles=" + strconv.Itoa(r.settings.OursMaxConcurrentReconciles),
-	}, r.extraArgs...))
+	}, r.ExtraArgs...))
 	if err != nil {
 		return nil, err
 	}
-	p.metricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics)
+	p.MetricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics)
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := waitHTTP(wctx, fmt.Sprintf("http://127.0.0.1:%d/readyz", probes), p); err != nil {
-		p.stop(5 * time.Second)
+		p.Stop(5 * time.Second)
 		return nil, err
 	}
 	return p, nil
 }
 
-// newCronJob returns the controller's CronJob object for schedule, in Etc/UTC, concurrencyPolicy Allow,
+// NewCronJob returns the controller's CronJob object for schedule, in Etc/UTC, concurrencyPolicy Allow,
 // no starting deadline, default history limits. Both kinds carry the same Job template.
-func (r *rig) newCronJob(ns, name, schedule string) client.Object {
+func (r *Rig) NewCronJob(ns, name, schedule string) client.Object {
 	ours := builders.MakeCronJob(name, ns).Schedule(schedule).TimeZone("Etc/UTC").Obj()
-	if r.controller == Ours {
+	if r.controller == results.Ours {
 		return ours
 	}
 	return &batchv1.CronJob{
@@ -101,12 +102,12 @@ func (r *rig) newCronJob(ns, name, schedule string) client.Object {
 	}
 }
 
-// deleteAll deletes the controller's CronJobs and every Job in ns. The control plane runs no garbage
+// DeleteAll deletes the controller's CronJobs and every Job in ns. The control plane runs no garbage
 // collector, so the Jobs are deleted explicitly. (Namespaces stay: envtest has no namespace controller to
 // finish their deletion; empty, they cost nothing.)
-func (r *rig) deleteAll(ctx context.Context, c client.Client, ns string) error {
+func (r *Rig) DeleteAll(ctx context.Context, c client.Client, ns string) error {
 	var cj client.Object = &cronjobv1.CronJob{}
-	if r.controller == Peer {
+	if r.controller == results.Peer {
 		cj = &batchv1.CronJob{}
 	}
 	if err := c.DeleteAllOf(ctx, cj, client.InNamespace(ns)); err != nil {

@@ -1,15 +1,17 @@
-package main
+package report
 
 import (
 	"maps"
 	"slices"
 	"time"
+
+	"github.com/cronjob-operator/cronjob-operator/bench/internal/results"
 )
 
 // aggregate is one controller's Results in one scenario, folded over the repetitions: skews concatenated,
 // counts summed, memory the maximum, RunsPerSecond the mean of the repetitions that measured it.
 type aggregate struct {
-	controller  Controller
+	controller  results.Controller
 	repetitions int
 
 	skews       []time.Duration
@@ -35,7 +37,7 @@ type aggregate struct {
 
 // aggregateResults folds the Results of controller c in s; the aggregate has repetitions == 0 when c has
 // none.
-func aggregateResults(s Scenario, c Controller) aggregate {
+func aggregateResults(s results.Scenario, c results.Controller) aggregate {
 	a := aggregate{controller: c, requests: map[string]int{}}
 	var rpsSum float64
 	var rpsN int

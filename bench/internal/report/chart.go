@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"fmt"
@@ -14,6 +14,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/cronjob-operator/cronjob-operator/bench/internal/results"
 )
 
 // Chart geometry: panels side by side, up to chartColumns a row, each row chartRowHeight high.
@@ -33,21 +35,21 @@ const (
 
 // curveStyle is how one controller's curve is drawn.
 type curveStyle struct {
-	controller Controller
+	controller results.Controller
 	color      color.Color
 	dashes     []vg.Length
 }
 
 var curveStyles = []curveStyle{
-	{Ours, color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, nil},
-	{Peer, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, []vg.Length{vg.Points(6), vg.Points(3)}},
+	{results.Ours, color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}, nil},
+	{results.Peer, color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}, []vg.Length{vg.Points(6), vg.Points(3)}},
 }
 
-// RenderChart draws the skew distributions of run as a PNG at path: one panel per scenario with any Job
+// renderChart draws the skew distributions of run as a PNG at path: one panel per scenario with any Job
 // observed, each the empirical CDF of the skew of ours and of the peer (x: skew in ms on a log scale, skews
 // under 1 ms drawn at 1 ms; y: fraction of runs). Panels sit side by side, 12 inches wide, up to four a
 // row of 4 inches; a run without skews gives one empty panel saying so.
-func RenderChart(run *Run, path string) error {
+func renderChart(run *results.Run, path string) error {
 	var panels []*plot.Plot
 	for _, s := range run.Scenarios {
 		p, ok, err := skewPanel(s)
@@ -71,7 +73,7 @@ func RenderChart(run *Run, path string) error {
 }
 
 // skewPanel returns the CDF panel of s, or false when no controller observed a Job in s.
-func skewPanel(s Scenario) (*plot.Plot, bool, error) {
+func skewPanel(s results.Scenario) (*plot.Plot, bool, error) {
 	p := plot.New()
 	p.Title.Text = s.Name
 	p.X.Label.Text = "skew (ms, log; <1 ms shown as 1)"

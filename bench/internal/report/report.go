@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"encoding/json"
@@ -8,9 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cronjob-operator/cronjob-operator/bench/internal/results"
 )
 
-// File names WriteResults writes into its directory.
+// File names Write writes into its directory.
 const (
 	resultsFile = "results.json"
 	reportFile  = "report.md"
@@ -81,7 +83,7 @@ func createSkewsOf(a aggregate) []time.Duration { return a.createSkews }
 func percentileMs(ds func(aggregate) []time.Duration, p float64) func(aggregate) (float64, bool) {
 	return func(a aggregate) (float64, bool) {
 		s := ds(a)
-		return milliseconds(Percentile(s, p)), len(s) > 0
+		return milliseconds(results.Percentile(s, p)), len(s) > 0
 	}
 }
 
@@ -122,7 +124,7 @@ func perIdleSecond(f func(aggregate) float64) func(aggregate) (float64, bool) {
 
 func oursOnly(f func(aggregate) (float64, bool)) func(aggregate) (float64, bool) {
 	return func(a aggregate) (float64, bool) {
-		if a.controller != Ours {
+		if a.controller != results.Ours {
 			return 0, false
 		}
 		return f(a)
@@ -170,11 +172,11 @@ func targetFor(scenario, fig string) (target, bool) {
 	return t, ok
 }
 
-// RenderMarkdown returns the report of run as Markdown: a header describing the run, one table per
+// renderMarkdown returns the report of run as Markdown: a header describing the run, one table per
 // scenario comparing ours with the peer (repetitions aggregated; times in ms unless a row says otherwise,
-// memory in MiB), the requests by verb and resource, and a link to the chart RenderChart draws (skew.png,
+// memory in MiB), the requests by verb and resource, and a link to the chart renderChart draws (skew.png,
 // next to the report). The output depends only on run.
-func RenderMarkdown(run *Run) string {
+func renderMarkdown(run *results.Run) string {
 	var b strings.Builder
 	b.WriteString("# CronJob controller benchmark: ours vs the built-in controller\n\n")
 	writeHeader(&b, run)
@@ -189,7 +191,7 @@ func RenderMarkdown(run *Run) string {
 	return b.String()
 }
 
-func writeHeader(b *strings.Builder, run *Run) {
+func writeHeader(b *strings.Builder, run *results.Run) {
 	m, st := run.Machine, run.Settings
 	fmt.Fprintf(b, "- started: %s\n", run.Started.UTC().Format(time.RFC3339))
 	fmt.Fprintf(b, "- duration: %s\n", formatDuration(run.Duration))
@@ -222,12 +224,12 @@ func formatDuration(d time.Duration) string {
 	return d.String()
 }
 
-func writeScenario(b *strings.Builder, s Scenario) {
+func writeScenario(b *strings.Builder, s results.Scenario) {
 	fmt.Fprintf(b, "## %s\n\n", s.Name)
 	if s.Description != "" {
 		fmt.Fprintf(b, "%s\n\n", s.Description)
 	}
-	ours, peer := aggregateResults(s, Ours), aggregateResults(s, Peer)
+	ours, peer := aggregateResults(s, results.Ours), aggregateResults(s, results.Peer)
 	if ours.repetitions == 0 && peer.repetitions == 0 {
 		b.WriteString("No results.\n\n")
 		return
@@ -273,9 +275,9 @@ func formatValue(format string, v float64, ok bool) string {
 	return fmt.Sprintf(format, v)
 }
 
-func writeRequests(b *strings.Builder, s Scenario) {
+func writeRequests(b *strings.Builder, s results.Scenario) {
 	fmt.Fprintf(b, "### %s\n\n", s.Name)
-	ours, peer := aggregateResults(s, Ours), aggregateResults(s, Peer)
+	ours, peer := aggregateResults(s, results.Ours), aggregateResults(s, results.Peer)
 	keys := requestKeys(ours, peer)
 	if len(keys) == 0 {
 		b.WriteString("No requests recorded.\n\n")
@@ -290,10 +292,10 @@ func writeRequests(b *strings.Builder, s Scenario) {
 
 func milliseconds(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// WriteResults creates dir (and its parents) and writes run into it as results.json (indented JSON,
-// ReadResults reads it back), report.md (RenderMarkdown) and skew.png (RenderChart). Existing files are
+// Write creates dir (and its parents) and writes run into it as results.json (indented JSON,
+// readResults reads it back), report.md (renderMarkdown) and skew.png (renderChart). Existing files are
 // replaced.
-func WriteResults(run *Run, dir string) error {
+func Write(run *results.Run, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("writing results: %w", err)
 	}
@@ -304,19 +306,19 @@ func WriteResults(run *Run, dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, resultsFile), append(data, '\n'), 0o644); err != nil {
 		return fmt.Errorf("writing results: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, reportFile), []byte(RenderMarkdown(run)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, reportFile), []byte(renderMarkdown(run)), 0o644); err != nil {
 		return fmt.Errorf("writing report: %w", err)
 	}
-	return RenderChart(run, filepath.Join(dir, chartFile))
+	return renderChart(run, filepath.Join(dir, chartFile))
 }
 
-// ReadResults loads a Run from the results.json at path, as WriteResults wrote it.
-func ReadResults(path string) (*Run, error) {
+// readResults loads a Run from the results.json at path, as Write wrote it.
+func readResults(path string) (*results.Run, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading results: %w", err)
 	}
-	var run Run
+	var run results.Run
 	if err := json.Unmarshal(data, &run); err != nil {
 		return nil, fmt.Errorf("decoding results %s: %w", path, err)
 	}

@@ -1,4 +1,4 @@
-package main
+package measure
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/cronjob-operator/cronjob-operator/bench/internal/results"
 )
 
 // auditEvent is the part of an audit.k8s.io/v1 Event the bench reads.
@@ -77,7 +79,7 @@ func readAudit(path string) ([]request, error) {
 			}
 			r.namespace, r.name = e.ObjectRef.Namespace, e.ObjectRef.Name
 		}
-		r.key = RequestKey(e.Verb, resource)
+		r.key = results.RequestKey(e.Verb, resource)
 		if !watch {
 			r.completed = e.StageTimestamp
 		}
@@ -89,10 +91,10 @@ func readAudit(path string) ([]request, error) {
 	return out, nil
 }
 
-// interval is a half-open span of time [from, to).
-type interval struct{ from, to time.Time }
+// Interval is a half-open span of time [From, To).
+type Interval struct{ From, To time.Time }
 
-func (i interval) contains(t time.Time) bool { return !t.Before(i.from) && t.Before(i.to) }
+func (i Interval) contains(t time.Time) bool { return !t.Before(i.From) && t.Before(i.To) }
 
 // seconds is the interval's length in seconds.
-func (i interval) seconds() float64 { return i.to.Sub(i.from).Seconds() }
+func (i Interval) seconds() float64 { return i.To.Sub(i.From).Seconds() }

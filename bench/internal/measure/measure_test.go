@@ -1,9 +1,8 @@
-package main
+package measure
 
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/cronjob-operator/cronjob-operator/test/oracle"
 )
 
+// anchor is the fixed instant the tests count from.
 var anchor = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 func mustSchedule(t *testing.T, s string) cron.Schedule {
@@ -33,8 +33,8 @@ func TestNextMinute(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := nextMinute(tc.in); !got.Equal(tc.want) {
-				t.Errorf("nextMinute(%s) = %s, want %s", tc.in, got, tc.want)
+			if got := NextMinute(tc.in); !got.Equal(tc.want) {
+				t.Errorf("NextMinute(%s) = %s, want %s", tc.in, got, tc.want)
 			}
 		})
 	}
@@ -47,9 +47,9 @@ func TestDueRunsAndLostAndDuplicates(t *testing.T) {
 		"daily":    mustSchedule(t, "30 3 * * *"),
 	}
 	// [12:00, 12:03]: the minutely CronJob is due 4 times (both ends count), the hourly once, the daily never.
-	due := dueRuns(cronJobs, anchor, anchor.Add(3*time.Minute))
+	due := DueRuns(cronJobs, anchor, anchor.Add(3*time.Minute))
 	if len(due) != 5 {
-		t.Fatalf("dueRuns = %d runs, want 5: %v", len(due), due)
+		t.Fatalf("DueRuns = %d runs, want 5: %v", len(due), due)
 	}
 	seen := anchor.Add(time.Second)
 	jobs := []oracle.ObservedJob{
@@ -60,13 +60,13 @@ func TestDueRunsAndLostAndDuplicates(t *testing.T) {
 		// 12:02 of the minutely CronJob and the hourly run are lost.
 		{Owner: "stranger", ScheduledAt: anchor.Add(2 * time.Minute), Seen: seen}, // not ours: no effect
 	}
-	lost, dups := lostAndDuplicates(due, jobs)
+	lost, dups := LostAndDuplicates(due, jobs)
 	if lost != 2 || dups != 1 {
-		t.Errorf("lostAndDuplicates = lost %d, duplicates %d; want 2 and 1", lost, dups)
+		t.Errorf("LostAndDuplicates = lost %d, duplicates %d; want 2 and 1", lost, dups)
 	}
-	in := jobsFor(jobs, cronJobs, anchor.Add(time.Minute), anchor.Add(3*time.Minute))
+	in := JobsFor(jobs, cronJobs, anchor.Add(time.Minute), anchor.Add(3*time.Minute))
 	if len(in) != 3 {
-		t.Errorf("jobsFor [12:01, 12:03] = %d Jobs, want 3 (the stranger's is left out)", len(in))
+		t.Errorf("JobsFor [12:01, 12:03] = %d Jobs, want 3 (the stranger's is left out)", len(in))
 	}
 }
 
@@ -78,11 +78,11 @@ func TestRunsPerSecond(t *testing.T) {
 			oracle.ObservedJob{ScheduledAt: anchor, Seen: anchor.Add(time.Duration(i+1) * 5 * time.Millisecond)},
 			oracle.ObservedJob{ScheduledAt: anchor.Add(time.Minute), Seen: anchor.Add(time.Minute + time.Duration(i+1)*20*time.Millisecond)})
 	}
-	if got, want := runsPerSecond(jobs), 125.0; got != want {
-		t.Errorf("runsPerSecond = %v, want %v (the mean of 200 and 50)", got, want)
+	if got, want := RunsPerSecond(jobs), 125.0; got != want {
+		t.Errorf("RunsPerSecond = %v, want %v (the mean of 200 and 50)", got, want)
 	}
-	if got := runsPerSecond(nil); got != 0 {
-		t.Errorf("runsPerSecond(nil) = %v, want 0", got)
+	if got := RunsPerSecond(nil); got != 0 {
+		t.Errorf("RunsPerSecond(nil) = %v, want 0", got)
 	}
 }
 
@@ -109,70 +109,5 @@ func TestReadAudit(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(request{})); diff != "" {
 		t.Errorf("readAudit (-want,+got):\n%s", diff)
-	}
-}
-
-func TestPopulationSchedules(t *testing.T) {
-	specs := population(10, 4)
-	want := []string{"* * * * *", "* * * * *", "* * * * *", "* * * * *", "0 * * * *", "0 0 * * *", "1 * * * *", "1 0 * * *", "2 * * * *", "2 0 * * *"}
-	var got []string
-	for _, s := range specs {
-		got = append(got, s.schedule)
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("population(10, 4) schedules (-want,+got):\n%s", diff)
-	}
-	// At the full size every minute of the hour has the same number of hourly runs due.
-	perMinute := map[string]int{}
-	for _, s := range population(10000, 100)[100:] {
-		if m, rest, _ := strings.Cut(s.schedule, " "); rest == "* * * *" {
-			perMinute[m]++
-		}
-	}
-	if len(perMinute) != 60 || perMinute["0"] != 83 || perMinute["59"] != 82 {
-		t.Errorf("hourly runs per minute of the hour: %d minutes, %d at :00, %d at :59; want 60, 83, 82",
-			len(perMinute), perMinute["0"], perMinute["59"])
-	}
-}
-
-func TestPlanAlternatesTheOrder(t *testing.T) {
-	sz := sizes{repetitions: 3, singleMinutes: 2}
-	_, phases, err := plan("single", sz)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []Controller
-	for _, p := range phases {
-		got = append(got, p.controller)
-	}
-	if diff := cmp.Diff([]Controller{Ours, Peer, Peer, Ours, Ours, Peer}, got); diff != "" {
-		t.Errorf("phase order (-want,+got):\n%s", diff)
-	}
-	if _, _, err := plan("nope", sz); err == nil {
-		t.Error("plan of an unknown scenario: want an error")
-	}
-}
-
-func TestProcFigures(t *testing.T) {
-	rss, err := procPeakRSS(os.Getpid())
-	if err != nil || rss < 1<<20 {
-		t.Errorf("procPeakRSS(self) = %d, %v; want at least 1 MiB", rss, err)
-	}
-	if _, err := procCPUSeconds(os.Getpid()); err != nil {
-		t.Errorf("procCPUSeconds(self): %v", err)
-	}
-}
-
-func TestOursCorrect(t *testing.T) {
-	run := &Run{Scenarios: []Scenario{{Name: "burst", Results: []Result{
-		{Controller: Ours, Expected: 10},
-		{Controller: Peer, Expected: 10, Lost: 2},
-	}}}}
-	if err := oursCorrect(run); err != nil {
-		t.Errorf("the peer's lost runs failed the run: %v", err)
-	}
-	run.Scenarios[0].Results[0].Duplicates = 1
-	if err := oursCorrect(run); err == nil || !strings.Contains(err.Error(), "duplicated 1 of 10") {
-		t.Errorf("ours duplicating a run: got %v, want an error naming it", err)
 	}
 }

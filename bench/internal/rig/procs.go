@@ -1,4 +1,4 @@
-package main
+package rig
 
 import (
 	"bufio"
@@ -20,15 +20,15 @@ import (
 // clockTicks is USER_HZ, the unit of utime and stime in /proc/<pid>/stat: 100 on every Linux this runs on.
 const clockTicks = 100
 
-// process is one controller process: its command, its log file, and what /proc says of its cost.
-type process struct {
+// Process is one controller process: its command, its log file, and what /proc says of its cost.
+type Process struct {
 	name string
 	cmd  *exec.Cmd
 	log  *os.File
 	done chan struct{}
 	err  error
-	// metricsURL is ours' Prometheus endpoint (http://127.0.0.1:<port>/metrics); empty for the peer.
-	metricsURL string
+	// MetricsURL is ours' Prometheus endpoint (http://127.0.0.1:<port>/metrics); empty for the peer.
+	MetricsURL string
 	// lastCPU and lastRSS hold the figures /proc gave last, so a process that has exited still reports
 	// what it used up to its last sample.
 	lastCPU float64
@@ -36,7 +36,7 @@ type process struct {
 }
 
 // startProcess runs argv with its output appended to logPath.
-func startProcess(name, logPath string, argv []string) (*process, error) {
+func startProcess(name, logPath string, argv []string) (*Process, error) {
 	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
@@ -49,7 +49,7 @@ func startProcess(name, logPath string, argv []string) (*process, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, log: f, done: make(chan struct{})}
+	p := &Process{name: name, cmd: cmd, log: f, done: make(chan struct{})}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -57,9 +57,9 @@ func startProcess(name, logPath string, argv []string) (*process, error) {
 	return p, nil
 }
 
-// exited returns an error saying that the process has ended (while it did what `during` says), with its
+// Exited returns an error saying that the process has ended (while it did what `during` says), with its
 // exit status and log, or nil while it runs.
-func (p *process) exited(during string) error {
+func (p *Process) Exited(during string) error {
 	select {
 	case <-p.done:
 		return fmt.Errorf("%s exited %s: %v (log: %s)", p.name, during, p.err, p.log.Name())
@@ -68,9 +68,9 @@ func (p *process) exited(during string) error {
 	}
 }
 
-// stop samples the process's CPU time and peak RSS a last time (cpuSeconds and peakRSS report them
+// Stop samples the process's CPU time and peak RSS a last time (cpuSeconds and peakRSS report them
 // afterwards), sends SIGTERM and waits up to timeout for it to exit, then kills it.
-func (p *process) stop(timeout time.Duration) {
+func (p *Process) Stop(timeout time.Duration) {
 	p.sample()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -83,7 +83,7 @@ func (p *process) stop(timeout time.Duration) {
 }
 
 // sample reads the process's CPU time and peak RSS from /proc and keeps them.
-func (p *process) sample() {
+func (p *Process) sample() {
 	if cpu, err := procCPUSeconds(p.cmd.Process.Pid); err == nil {
 		p.lastCPU = cpu
 	}
@@ -92,14 +92,17 @@ func (p *process) sample() {
 	}
 }
 
-// cpuSeconds returns the user+system CPU seconds the process has used so far.
-func (p *process) cpuSeconds() float64 {
+// String names the process and its log, for error messages.
+func (p *Process) String() string { return fmt.Sprintf("%s (log: %s)", p.name, p.log.Name()) }
+
+// CPUSeconds returns the user+system CPU seconds the process has used so far.
+func (p *Process) CPUSeconds() float64 {
 	p.sample()
 	return p.lastCPU
 }
 
-// peakRSS returns the process's peak resident set size in bytes (VmHWM).
-func (p *process) peakRSS() int64 {
+// PeakRSS returns the process's peak resident set size in bytes (VmHWM).
+func (p *Process) PeakRSS() int64 {
 	p.sample()
 	return p.lastRSS
 }
@@ -155,8 +158,8 @@ func procPeakRSS(pid int) (int64, error) {
 	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
 }
 
-// heapInUse scrapes go_memstats_heap_inuse_bytes from a Prometheus endpoint.
-func heapInUse(ctx context.Context, url string) (int64, error) {
+// HeapInUse scrapes go_memstats_heap_inuse_bytes from a Prometheus endpoint.
+func HeapInUse(ctx context.Context, url string) (int64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return 0, err
@@ -190,7 +193,7 @@ func freePort() (int, error) {
 }
 
 // waitHTTP polls url until it answers 200 or ctx ends.
-func waitHTTP(ctx context.Context, url string, p *process) error {
+func waitHTTP(ctx context.Context, url string, p *Process) error {
 	t := time.NewTicker(100 * time.Millisecond)
 	defer t.Stop()
 	for {
@@ -200,7 +203,7 @@ func waitHTTP(ctx context.Context, url string, p *process) error {
 				return nil
 			}
 		}
-		if err := p.exited("before " + url + " answered"); err != nil {
+		if err := p.Exited("before " + url + " answered"); err != nil {
 			return err
 		}
 		select {
@@ -211,9 +214,9 @@ func waitHTTP(ctx context.Context, url string, p *process) error {
 	}
 }
 
-// childCPUSeconds returns the CPU seconds used so far by this process's children whose executable is
+// ChildCPUSeconds returns the CPU seconds used so far by this process's children whose executable is
 // named one of names (envtest starts kube-apiserver and etcd as children of the bench).
-func childCPUSeconds(names ...string) float64 {
+func ChildCPUSeconds(names ...string) float64 {
 	self := os.Getpid()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {

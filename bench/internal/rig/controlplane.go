@@ -1,4 +1,4 @@
-package main
+package rig
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
+
+	"github.com/cronjob-operator/cronjob-operator/bench/internal/results"
 )
 
 // Users of the control plane. The audit policy records every request of the two controllers' users and
@@ -26,26 +28,26 @@ rules:
   users: [%q, %q]
 `, oursUser, peerUser)
 
-// controlPlane is the envtest kube-apiserver and etcd that both controllers use, one after the other.
-type controlPlane struct {
+// ControlPlane is the envtest kube-apiserver and etcd that both controllers use, one after the other.
+type ControlPlane struct {
 	env *envtest.Environment
-	// harness is the admin config the bench itself uses (not audited).
-	harness *rest.Config
+	// Harness is the admin config the bench itself uses (not audited).
+	Harness *rest.Config
 	// kubeconfigs are the files the controller processes read, one user each.
-	kubeconfigs map[Controller]string
-	// auditLog is the API server's audit log (JSON lines).
-	auditLog string
+	kubeconfigs map[results.Controller]string
+	// AuditLog is the API server's audit log (JSON lines).
+	AuditLog string
 }
 
-// startControlPlane starts kube-apiserver and etcd from assets (bin/k8s/<version>-linux-<arch>) with the
+// StartControlPlane starts kube-apiserver and etcd from assets (bin/k8s/<version>-linux-<arch>) with the
 // CronJob CRD from crdDir installed and an audit log in dir, and provisions the two controllers' users
 // (both in system:masters, as kube-controller-manager's own credentials are in effect).
-func startControlPlane(dir, assets, crdDir string) (*controlPlane, error) {
+func StartControlPlane(dir, assets, crdDir string) (*ControlPlane, error) {
 	policy := filepath.Join(dir, "audit-policy.yaml")
 	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
 		return nil, err
 	}
-	cp := &controlPlane{auditLog: filepath.Join(dir, "audit.log"), kubeconfigs: map[Controller]string{}}
+	cp := &ControlPlane{AuditLog: filepath.Join(dir, "audit.log"), kubeconfigs: map[results.Controller]string{}}
 	cp.env = &envtest.Environment{
 		CRDDirectoryPaths:     []string{crdDir},
 		ErrorIfCRDPathMissing: true,
@@ -54,7 +56,7 @@ func startControlPlane(dir, assets, crdDir string) (*controlPlane, error) {
 	cp.env.ControlPlane.APIServer = &envtest.APIServer{}
 	args := cp.env.ControlPlane.APIServer.Configure()
 	args.Set("audit-policy-file", policy)
-	args.Set("audit-log-path", cp.auditLog)
+	args.Set("audit-log-path", cp.AuditLog)
 	// Batch mode writes the log from a buffer, off the request path, so auditing adds no latency to a
 	// controller's requests; a batch is flushed at least every second.
 	args.Set("audit-log-mode", "batch")
@@ -68,8 +70,8 @@ func startControlPlane(dir, assets, crdDir string) (*controlPlane, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting the control plane: %w", err)
 	}
-	cp.harness = cfg
-	for c, name := range map[Controller]string{Ours: oursUser, Peer: peerUser} {
+	cp.Harness = cfg
+	for c, name := range map[results.Controller]string{results.Ours: oursUser, results.Peer: peerUser} {
 		u, err := cp.env.AddUser(envtest.User{Name: name, Groups: []string{"system:masters"}}, nil)
 		if err != nil {
 			_ = cp.env.Stop()
@@ -89,4 +91,13 @@ func startControlPlane(dir, assets, crdDir string) (*controlPlane, error) {
 	return cp, nil
 }
 
-func (cp *controlPlane) stop() error { return cp.env.Stop() }
+// Stop stops kube-apiserver and etcd.
+func (cp *ControlPlane) Stop() error { return cp.env.Stop() }
+
+// User is the control plane user of controller c, the one its requests are audited under.
+func User(c results.Controller) string {
+	if c == results.Peer {
+		return peerUser
+	}
+	return oursUser
+}
