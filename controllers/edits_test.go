@@ -193,11 +193,7 @@ func TestFirstObservationAfterAnEdit(t *testing.T) {
 	}
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
-			w := tc.cronJob
-			if w == nil {
-				w = hourly()
-			}
-			cj := w.Obj()
+			cj := cronJobOf(tc.cronJob)
 			f := newFixture(t, tc.now, interceptor.Funcs{}, cj)
 			f.r.APIReader = withManagedFields(f.r.APIReader, cj)
 			if _, err := f.reconcile(t); err != nil {

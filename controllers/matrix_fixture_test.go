@@ -112,11 +112,7 @@ func runMatrix(t *testing.T, cases map[string]scenario) {
 // run reconciles the scenario's CronJob once (twice with sc.twice) and returns what the last reconcile did.
 func (sc scenario) run(t *testing.T) outcome {
 	t.Helper()
-	w := sc.cronJob
-	if w == nil {
-		w = hourly()
-	}
-	cj := w.Obj()
+	cj := cronJobOf(sc.cronJob)
 	steadyStatus(cj)
 	objs := []client.Object{cj}
 	for _, j := range sc.jobs {
@@ -236,6 +232,14 @@ func hourly() *builders.CronJobWrapper {
 	return builders.MakeCronJob("hourly", testNamespace).Schedule("0 * * * *").
 		ConcurrencyPolicy(cronjobv1.AllowConcurrent).JobLabel("app", "hourly").
 		UID("cj-uid").CreationTimestamp(created).Generation(1)
+}
+
+// cronJobOf returns the CronJob w builds, or hourly()'s when w is nil.
+func cronJobOf(w *builders.CronJobWrapper) *cronjobv1.CronJob {
+	if w == nil {
+		w = hourly()
+	}
+	return w.Obj()
 }
 
 // hourlyJob is the Job of the CronJob "hourly" for the run scheduled at `slot`, as the controller creates

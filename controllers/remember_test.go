@@ -278,11 +278,7 @@ func TestReconcileOutcome(t *testing.T) {
 	}
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
-			w := tc.cronJob
-			if w == nil {
-				w = hourly()
-			}
-			cj := w.Obj()
+			cj := cronJobOf(tc.cronJob)
 			steadyStatus(cj)
 			f := newFixture(t, tc.now, tc.funcs, append([]client.Object{cj}, tc.jobs...)...)
 			var observed []Outcome
