@@ -16,5 +16,6 @@
 //
 // Files of the command: main.go (flags, -mode defaults, the run loop), plan.go (the scenarios and the
 // order of their phases, the host's description), scenario.go (one phase: its namespace, CronJobs and
-// measurement), restart.go (the restart scenario's phase).
+// measurement), restart.go (the restart scenario's phase), plan_test.go (the plan and the
+// verdict on ours).
 package main

@@ -43,5 +43,6 @@
 //     JobFinished, StartSpecJobOracle); events.go: the events regarding an object;
 //   - oracle.go: JobOracle, re-exported from test/oracle; metrics.go: reconcile counts and the API
 //     server's request counts; dump.go: the state dump of a failed spec;
-//   - paths.go: where the CRDs, webhook manifests and envtest binaries are; timeouts.go: the shared waits.
+//   - paths.go: where the CRDs, webhook manifests and envtest binaries are; timeouts.go: the shared waits;
+//   - clock_test.go: the unit tests of Clock.
 package framework

@@ -3,5 +3,6 @@
 // distributions).
 //
 // Files: report.go (Write, and the Markdown report with its figures and targets), aggregate.go (folding a
-// controller's Results over the repetitions), chart.go (the skew chart).
+// controller's Results over the repetitions), chart.go (the skew chart), report_test.go (the report, the
+// chart and the results directory of a fixed run).
 package report

@@ -4,5 +4,5 @@
 //
 // Files: controlplane.go (ControlPlane, its users and audit policy), controllers.go (Rig: how to start a
 // controller and speak its CronJob kind), procs.go (Process: a controller's process and its CPU, RSS and
-// heap, read from /proc and its metrics).
+// heap, read from /proc and its metrics), procs_test.go (the /proc readers).
 package rig
