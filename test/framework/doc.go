@@ -41,8 +41,9 @@
 //   - namespace.go: one namespace per spec; objects.go: create an object with its status;
 //   - reads.go: what specs of envtest and e2e read and assert on (GetCronJob, EventReasonsRegarding,
 //     JobFinished, StartSpecJobOracle); events.go: the events regarding an object;
-//   - oracle.go: JobOracle, re-exported from test/oracle; metrics.go: reconcile counts and the API
-//     server's request counts; dump.go: the state dump of a failed spec;
+//   - oracle.go: JobOracle, re-exported from test/oracle; outcomes.go: Outcomes, a record of what each
+//     reconcile did; metrics.go: reconcile counts and the API server's request counts; dump.go: the state
+//     dump of a failed spec;
 //   - paths.go: where the CRDs, webhook manifests and envtest binaries are; timeouts.go: the shared waits;
 //   - clock_test.go: the unit tests of Clock.
 package framework

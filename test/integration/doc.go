@@ -12,8 +12,10 @@
 //
 // Files: suite_test.go (the suite, its control plane and the helpers every spec uses), cronjob_test.go
 // (scheduling, Forbid, history limits, schedule validation), policies_test.go (the concurrency policies
-// and a time zone edit over many ticks), timetravel_test.go (downtime and no surprise runs),
-// admission_test.go (the CRD schema, CEL rules and webhooks against the fixtures), recovery_test.go (a
-// lost status write), failover_test.go (leader election handovers and kills), outage_test.go (a
-// kube-apiserver outage), steady_test.go (what a run costs in reconciles and writes).
+// and a time zone edit over many ticks), timetravel_test.go (downtime and no surprise runs), edits_test.go
+// (edits made while the controller is down take effect at the API server's record of them), once_test.go
+// (a Warning once per cause, a blocked run tried once), admission_test.go (the CRD schema, CEL rules and
+// webhooks against the fixtures), recovery_test.go (a lost status write), failover_test.go (leader
+// election handovers and kills), outage_test.go (a kube-apiserver outage), steady_test.go (what a run
+// costs in reconciles and writes).
 package integration
