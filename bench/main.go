@@ -108,7 +108,7 @@ func main() {
 		}
 	}
 	sz.controllers = map[Controller]bool{}
-	for _, c := range strings.Split(controllers, ",") {
+	for c := range strings.SplitSeq(controllers, ",") {
 		c := Controller(strings.TrimSpace(c))
 		if c != Ours && c != Peer {
 			fmt.Fprintf(os.Stderr, "bench: unknown controller %q in -controllers: use ours, peer or ours,peer\n", c)
@@ -172,7 +172,7 @@ func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings Set
 	}
 	var plans []Scenario
 	var phases [][]phase
-	for _, name := range strings.Split(sz.scenarios, ",") {
+	for name := range strings.SplitSeq(sz.scenarios, ",") {
 		sc, ps, err := plan(strings.TrimSpace(name), sz)
 		if err != nil {
 			return err

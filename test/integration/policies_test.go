@@ -280,7 +280,7 @@ func (s *policyStory) name(run string) string { return jobNameFor(s.cj, hhmm(run
 // names are the names of the Jobs of the space-separated runs.
 func (s *policyStory) names(runs string) []string {
 	var names []string
-	for _, run := range strings.Fields(runs) {
+	for run := range strings.FieldsSeq(runs) {
 		names = append(names, s.name(run))
 	}
 	return names
