@@ -134,8 +134,8 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	}
 	cfg := rest.CopyConfig(f.cfg)
 	cfg.UserAgent = name
-	net := newNetwork()
-	cfg.Dial = net.dialer.DialContext
+	nw := newNetwork()
+	cfg.Dial = nw.dialer.DialContext
 	mgrOpts := ctrl.Options{
 		Scheme:                 Scheme(),
 		Cache:                  controllers.CacheOptions(),
@@ -174,7 +174,7 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	// Started last, so that no failed step above leaves its goroutines running.
 	gomega.ExpectWithOffset(1, recorder.Start(mgr.GetLogger().WithName("events"))).To(gomega.Succeed(),
 		"starting the event recorder of manager %s", name)
-	m := startManager(mgr, recorder, name, net)
+	m := startManager(mgr, recorder, name, nw)
 	syncCtx, cancelSync := context.WithTimeout(context.Background(), Timeout)
 	defer cancelSync()
 	synced := mgr.GetCache().WaitForCacheSync(syncCtx)
@@ -185,9 +185,9 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	return m
 }
 
-func startManager(mgr manager.Manager, recorder *controllers.EventRecorder, name string, net *network) *Manager {
+func startManager(mgr manager.Manager, recorder *controllers.EventRecorder, name string, nw *network) *Manager {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Manager{name: name, elected: mgr.Elected(), cancel: cancel, done: make(chan error, 1), network: net}
+	m := &Manager{name: name, elected: mgr.Elected(), cancel: cancel, done: make(chan error, 1), network: nw}
 	go func() {
 		defer ginkgo.GinkgoRecover()
 		err := mgr.Start(ctx)
