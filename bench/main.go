@@ -106,7 +106,7 @@ func main() {
 		}
 	}
 	sz.controllers = map[results.Controller]bool{}
-	for _, c := range strings.Split(controllers, ",") {
+	for c := range strings.SplitSeq(controllers, ",") {
 		c := results.Controller(strings.TrimSpace(c))
 		if c != results.Ours && c != results.Peer {
 			fmt.Fprintf(os.Stderr, "bench: unknown controller %q in -controllers: use ours, peer or ours,peer\n", c)
@@ -171,7 +171,7 @@ func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings res
 	}
 	var plans []results.Scenario
 	var phases [][]phase
-	for _, name := range strings.Split(sz.scenarios, ",") {
+	for name := range strings.SplitSeq(sz.scenarios, ",") {
 		sc, ps, err := plan(strings.TrimSpace(name), sz)
 		if err != nil {
 			return err

@@ -145,10 +145,7 @@ func mostRecentEvery(delay time.Duration, anchor, since, now time.Time) (time.Ti
 	if kMax < kMin {
 		return time.Time{}, 0
 	}
-	count := kMax - kMin + 1
-	if count > maxMissedTimes+1 {
-		count = maxMissedTimes + 1
-	}
+	count := min(kMax-kMin+1, maxMissedTimes+1)
 	return anchor.Add(time.Duration(kMax) * delay), int(count)
 }
 
@@ -217,9 +214,6 @@ func requeueAfter(next, now time.Time) (d time.Duration, ok bool) {
 	if next.IsZero() {
 		return 0, false
 	}
-	d = next.Sub(now)
-	if d < 0 {
-		d = 0
-	}
+	d = max(next.Sub(now), 0)
 	return d + requeuePadding, true
 }

@@ -136,8 +136,8 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	}
 	cfg := rest.CopyConfig(f.cfg)
 	cfg.UserAgent = name
-	net := newNetwork()
-	cfg.Dial = net.dialer.DialContext
+	nw := newNetwork()
+	cfg.Dial = nw.dialer.DialContext
 	mgrOpts := ctrl.Options{
 		Scheme:                 Scheme(),
 		Cache:                  controllers.CacheOptions(),
@@ -166,7 +166,7 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 		OnReconcile:             opts.OnReconcile,
 	})
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "setting up the CronJob controller of manager %s", name)
-	m := startManager(cronJobs, mgr, name, net)
+	m := startManager(cronJobs, mgr, name, nw)
 	syncCtx, cancelSync := context.WithTimeout(context.Background(), Timeout)
 	defer cancelSync()
 	synced := mgr.GetCache().WaitForCacheSync(syncCtx)
@@ -177,9 +177,9 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	return m
 }
 
-func startManager(cronJobs *controllers.Controller, mgr manager.Manager, name string, net *network) *Manager {
+func startManager(cronJobs *controllers.Controller, mgr manager.Manager, name string, nw *network) *Manager {
 	ctx, cancel := context.WithCancel(context.Background())
-	m := &Manager{name: name, elected: mgr.Elected(), cancel: cancel, done: make(chan error, 1), network: net}
+	m := &Manager{name: name, elected: mgr.Elected(), cancel: cancel, done: make(chan error, 1), network: nw}
 	go func() {
 		defer ginkgo.GinkgoRecover()
 		m.done <- cronJobs.Start(ctx)

@@ -91,7 +91,7 @@ func sectionRows(t *testing.T, md, name string) map[string]string {
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	rows := map[string]string{}
-	for _, line := range strings.Split(section, "\n") {
+	for line := range strings.SplitSeq(section, "\n") {
 		if !strings.HasPrefix(line, "| ") {
 			continue
 		}

@@ -1,7 +1,7 @@
 package results
 
 import (
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -161,13 +161,8 @@ func Percentile(ds []time.Duration, p float64) time.Duration {
 		return 0
 	}
 	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	slices.Sort(s)
 	rank := int(p/100*float64(len(s)) + 0.999999999)
-	if rank < 1 {
-		rank = 1
-	}
-	if rank > len(s) {
-		rank = len(s)
-	}
+	rank = min(max(rank, 1), len(s))
 	return s[rank-1]
 }
