@@ -170,6 +170,15 @@ func orRealClock(c clock.PassiveClock) clock.PassiveClock {
 	return c
 }
 
+// isRealClock reports whether c is the real clock, whose timers need no wiring into the workqueue.
+func isRealClock(c clock.PassiveClock) bool {
+	switch c.(type) {
+	case clock.RealClock, *clock.RealClock:
+		return true
+	}
+	return false
+}
+
 // indexJobOwner is the jobOwnerKey index: the name of the Job's controlling CronJob of our group, if any.
 func indexJobOwner(obj client.Object) []string {
 	owner := metav1.GetControllerOf(obj)

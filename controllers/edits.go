@@ -56,7 +56,7 @@ func lastEditOf(entries []metav1.ManagedFieldsEntry, specFields []string) time.T
 		var owned struct {
 			Spec map[string]json.RawMessage `json:"f:spec"`
 		}
-		if json.Unmarshal(e.FieldsV1.Raw, &owned) != nil {
+		if json.Unmarshal(e.FieldsV1.GetRawBytes(), &owned) != nil {
 			continue
 		}
 		for _, f := range specFields {

@@ -29,7 +29,7 @@ func editEntry(manager string, t time.Time, specFields ...string) metav1.Managed
 	raw += `}}`
 	return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate,
 		APIVersion: cronjobv1.GroupVersion.String(), Time: timePtr(t), FieldsType: "FieldsV1",
-		FieldsV1: &metav1.FieldsV1{Raw: []byte(raw)}}
+		FieldsV1: metav1.NewFieldsV1(raw)}
 }
 
 // edit is the managedFields entry of an edit of the spec fields given at t by kubectl, for
@@ -69,7 +69,7 @@ func TestLastEditOf(t *testing.T) {
 	noTime := editEntry("kubectl", hm(11, 0), "f:suspend")
 	noTime.Time = nil
 	malformed := editEntry("kubectl", hm(11, 0))
-	malformed.FieldsV1.Raw = []byte(`{"f:spec":`)
+	malformed.FieldsV1 = metav1.NewFieldsV1(`{"f:spec":`)
 
 	cases := map[string]struct {
 		entries []metav1.ManagedFieldsEntry

@@ -44,13 +44,6 @@ func (r *reportedCauses) first(cj types.NamespacedName, reason, cause string) bo
 	return true
 }
 
-// clear forgets the cause of reason for the CronJob: the next one is reported even if it is the same.
-func (r *reportedCauses) clear(cj types.NamespacedName, reason string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.causes[cj], reason)
-}
-
 // forget forgets everything about the CronJob.
 func (r *reportedCauses) forget(cj types.NamespacedName) {
 	r.mu.Lock()

@@ -151,11 +151,3 @@ func (c *Controller) Start(ctx context.Context) error {
 	}
 	return err
 }
-
-func isRealClock(c clock.PassiveClock) bool {
-	switch c.(type) {
-	case clock.RealClock, *clock.RealClock:
-		return true
-	}
-	return false
-}

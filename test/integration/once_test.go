@@ -17,11 +17,11 @@ import (
 )
 
 // startRecordedController is startController with the outcomes of its reconciles recorded.
-func startRecordedController(ns string, now time.Time) (*framework.Clock, *framework.Outcomes) {
-	clk := framework.NewClock(now)
+func startRecordedController(ns string, now time.Time) *framework.Outcomes {
 	outcomes := &framework.Outcomes{}
-	DeferCleanup(fwk.StartManager(framework.ManagerOptions{Namespace: ns, Clock: clk, OnReconcile: outcomes.Record}).Stop)
-	return clk, outcomes
+	DeferCleanup(fwk.StartManager(framework.ManagerOptions{Namespace: ns, Clock: framework.NewClock(now),
+		OnReconcile: outcomes.Record}).Stop)
+	return outcomes
 }
 
 // touch updates a label of the Job, which makes the controller reconcile the Job's CronJob.
@@ -56,7 +56,7 @@ var _ = Describe("Once per cause", func() {
 			ours := builders.MakeJob(jobNameFor(cj, at("10:00:00")), ns).OwnedBy(cj).ScheduledAt(at("10:00:00")).Obj()
 			Expect(framework.CreateJob(ctx, k8sClient, ours)).To(Succeed())
 
-			_, outcomes := startRecordedController(ns, at("10:01:00"))
+			outcomes := startRecordedController(ns, at("10:01:00"))
 			Eventually(func(g Gomega) []string { return framework.EventReasonsRegarding(ctx, g, k8sClient, cj) }).Should(ContainElement("Warning/UnknownTimeZone"))
 
 			By("changing its Job three times, each a reconcile")
@@ -82,7 +82,7 @@ var _ = Describe("Once per cause", func() {
 			Expect(framework.CreateJob(ctx, k8sClient, stranger)).To(Succeed())
 			key := client.ObjectKeyFromObject(cj)
 
-			_, outcomes := startRecordedController(ns, at("10:05:30"))
+			outcomes := startRecordedController(ns, at("10:05:30"))
 			Eventually(func(g Gomega) {
 				cond := meta.FindStatusCondition(framework.GetCronJob(ctx, g, k8sClient, cj).Status.Conditions, cronjobv1.ConditionReady)
 				g.Expect(cond).NotTo(BeNil())
