@@ -87,7 +87,7 @@ test-unit: generate ## Run the tests that need no control plane (./api/... ./con
 	go test ./api/... ./controllers/...
 
 .PHONY: mutation
-mutation: gremlins ## Mutation testing of controllers/ and api/ with the unit layer (gremlins; not in CI; ~1 h on 2 cores, test/mutation/README.md).
+mutation: gremlins ## Mutation testing of controllers/ and api/ with the unit layer (gremlins; not in CI; 45 min on 2 busy cores, test/mutation/README.md).
 	GREMLINS=$(GREMLINS) hack/mutation.sh
 
 .PHONY: bench-assets

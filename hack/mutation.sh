@@ -4,6 +4,7 @@
 # test/mutation/gremlins.yaml; figures and the analysis of the surviving mutants in test/mutation/README.md.
 #
 # Usage: GREMLINS=bin/gremlins hack/mutation.sh [PACKAGE_DIR...]   (default: ./controllers ./api)
+#        MUTATION_SUMMARY_ONLY=1 hack/mutation.sh NAME...   (only the summary of bin/mutation/NAME.json)
 set -o errexit -o nounset -o pipefail
 
 cd "$(dirname "$0")/.."
@@ -19,6 +20,7 @@ export GOFLAGS="${GOFLAGS:-} -count=1"
 
 status=0
 for dir in "$@"; do
+  [[ -z "${MUTATION_SUMMARY_ONLY:-}" ]] || break
   name=$(echo "${dir#./}" | tr '/' '-')
   echo "mutation: gremlins unleash ${dir} (log: ${out}/${name}.log)"
   start=$(date +%s)
@@ -29,7 +31,7 @@ done
 # The summary: per package, the count of each status and gremlins' two scores (in percent).
 for dir in "$@"; do
   name=$(echo "${dir#./}" | tr '/' '-')
-  [[ -s "${out}/${name}.json" ]] || continue
+  [[ -s "${out}/${name}.json" ]] || { echo "mutation: ${dir}: no result (gremlins found no mutants, or failed)"; continue; }
   jq -r --arg dir "${dir}" '
     [.files[].mutations[].status] as $s
     | def n($x): [$s[] | select(. == $x)] | length;
