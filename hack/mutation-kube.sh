@@ -23,8 +23,9 @@ trap 'rm -rf "${mod}"' EXIT
 mkdir "${mod}/cronjob"
 cp "${src}"/*.go "${mod}/cronjob/"
 chmod -R u+w "${mod}"
-cp hack/tools/kube/go.mod hack/tools/kube/go.sum "${mod}/"
-sed -i 's|^module .*|module kubecronjobmutation|' "${mod}/go.mod"
+# gremlins takes the module path from the first line of go.mod, so the module line goes first.
+{ echo "module kubecronjobmutation"; grep -v -e '^module ' -e '^//' hack/tools/kube/go.mod; } > "${mod}/go.mod"
+cp hack/tools/kube/go.sum "${mod}/"
 
 echo "mutation: gremlins unleash k8s.io/kubernetes@${version}/pkg/controller/cronjob (log: ${out}/kube-cronjob.log)"
 start=$(date +%s)
