@@ -101,6 +101,10 @@ e2e: manifests generate kustomize kubectl ginkgo ## Run the kind e2e and chaos s
 test-unit: generate ## Run the tests that need no control plane (./api/... ./controllers/...).
 	go test ./api/... ./controllers/...
 
+.PHONY: mutation
+mutation: gremlins ## Mutation testing of controllers/ and api/ with the unit layer (gremlins; not in CI; 45 min on 2 busy cores, test/mutation/README.md).
+	GREMLINS=$(GREMLINS) hack/mutation.sh
+
 .PHONY: bench-assets
 bench-assets: ## Build kube-apiserver, etcd and kube-controller-manager (the peer of make bench) into bin/k8s/ (cached, like envtest-assets).
 	ENVTEST_K8S_VERSION="$(ENVTEST_K8S_VERSION)" ENVTEST_EXTRA_BINARIES=kube-controller-manager hack/envtest-assets.sh
@@ -178,6 +182,7 @@ CONTROLLER_TOOLS_VERSION ?= v0.23.0
 GOLANGCI_LINT_VERSION ?= v2.15.0
 # v5.8.3 is newer but needs Go 1.27; this module and the Dockerfile use Go 1.26.
 KUSTOMIZE_VERSION ?= v5.8.2
+GREMLINS_VERSION ?= v0.6.0
 
 GINKGO_VERSION ?= $(shell go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2)
 
@@ -185,6 +190,7 @@ CONTROLLER_GEN ?= $(LOCALBIN)/controller-gen-$(CONTROLLER_TOOLS_VERSION)
 GINKGO ?= $(LOCALBIN)/ginkgo-$(GINKGO_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
+GREMLINS ?= $(LOCALBIN)/gremlins-$(GREMLINS_VERSION)
 
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN) ## Install controller-gen into bin/ if needed.
@@ -205,6 +211,11 @@ $(GOLANGCI_LINT):
 ginkgo: $(GINKGO) ## Install the Ginkgo CLI (the version of go.mod) into bin/ if needed.
 $(GINKGO):
 	hack/go-install-tool.sh $(LOCALBIN)/ginkgo github.com/onsi/ginkgo/v2/ginkgo $(GINKGO_VERSION)
+
+.PHONY: gremlins
+gremlins: $(GREMLINS) ## Install gremlins (mutation testing) into bin/ if needed.
+$(GREMLINS):
+	hack/go-install-tool.sh $(LOCALBIN)/gremlins github.com/go-gremlins/gremlins/cmd/gremlins $(GREMLINS_VERSION)
 
 # kubectl builds kubectl with envtest-assets unless KUBECTL was given.
 .PHONY: kubectl

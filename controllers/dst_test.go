@@ -44,6 +44,32 @@ func TestDaylightSavingTime(t *testing.T) {
 			schedule: "0 * * * *", timeZone: "Europe/Berlin", from: mustTime("2026-03-28T23:30:00Z"),
 			want: []string{"2026-03-29T00:00:00Z", "2026-03-29T01:00:00Z", "2026-03-29T02:00:00Z"},
 		},
+		"run just after the repeated hour starts as usual": {
+			schedule: "30 3 * * *", timeZone: "Europe/Berlin", from: mustTime("2026-10-24T12:00:00Z"),
+			want: []string{"2026-10-25T02:30:00Z", "2026-10-26T02:30:00Z"},
+		},
+		"run at the first minute after the repeated hour starts as usual": {
+			schedule: "0 3 * * *", timeZone: "Europe/Berlin", from: mustTime("2026-10-24T12:00:00Z"),
+			want: []string{"2026-10-25T02:00:00Z", "2026-10-26T02:00:00Z"},
+		},
+		"run just after the jump starts as usual": {
+			schedule: "30 3 * * *", timeZone: "Europe/Berlin", from: mustTime("2026-03-28T12:00:00Z"),
+			want: []string{"2026-03-29T01:30:00Z", "2026-03-30T01:30:00Z"},
+		},
+		"a skipped run on a day of the month the schedule does not match is not started": {
+			schedule: "30 2 15 * *", timeZone: "Europe/Berlin", from: mustTime("2026-03-28T12:00:00Z"),
+			want: []string{"2026-04-15T00:30:00Z"},
+		},
+		"both day fields restricted: a skipped run on a matching weekday starts at the jump": {
+			// Sunday 29 March matches the day of the week only; Wednesday 1 April matches the day of the month only.
+			schedule: "30 2 1 * 0", timeZone: "Europe/Berlin", from: mustTime("2026-03-28T12:00:00Z"),
+			want: []string{"2026-03-29T01:00:00Z", "2026-04-01T00:30:00Z", "2026-04-05T00:30:00Z"},
+		},
+		"@daily in a zone that skips midnight (Santiago) starts once, at the jump": {
+			// 2026-09-06 00:00 -04 jumps to 01:00 -03 (04:00Z).
+			schedule: "@daily", timeZone: "America/Santiago", from: mustTime("2026-09-05T12:00:00Z"),
+			want: []string{"2026-09-06T04:00:00Z", "2026-09-07T03:00:00Z"},
+		},
 		"a skipped run on a day the schedule does not match is not started": {
 			schedule: "30 2 * * 1", timeZone: "Europe/Berlin", from: mustTime("2026-03-28T12:00:00Z"),
 			want: []string{"2026-03-30T00:30:00Z"},

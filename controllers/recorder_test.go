@@ -2,11 +2,19 @@ package controllers
 
 import (
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
 // Stop must be safe without Start (a manager that failed before it started) and when called twice (main.go
@@ -28,4 +36,40 @@ func TestEventRecorderStopTwice(t *testing.T) {
 	}
 	r.Stop()
 	r.Stop()
+}
+
+// Start logs every recorded Event at V(1) of the logger it is given, so a manager run with
+// --zap-log-level=debug shows the Events it sends (here the API server is unreachable: the Event is
+// logged all the same).
+func TestEventRecorderLogsEventsAtV1(t *testing.T) {
+	logged := make(chan string, 100)
+	logger := funcr.New(func(_, args string) {
+		select {
+		case logged <- args:
+		default: // never block the broadcaster
+		}
+	}, funcr.Options{Verbosity: 1})
+	r, err := NewEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, scheme.Scheme, ControllerName)
+	if err != nil {
+		t.Fatalf("NewEventRecorder: %v", err)
+	}
+	if err := r.Start(logger); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	defer r.Stop()
+
+	job := builders.MakeJob("hello-29933070", "default").UID("job-uid").Obj()
+	r.Eventf(job, nil, corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
+	timeout := time.After(wait.ForeverTestTimeout)
+	for {
+		select {
+		case line := <-logged:
+			if strings.Contains(line, `"Event occurred"`) && strings.Contains(line, `"reason"="`+ReasonSuccessfulCreate+`"`) &&
+				strings.Contains(line, `"level"=1`) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("no V(1) log line of the %s Event within %v", ReasonSuccessfulCreate, wait.ForeverTestTimeout)
+		}
+	}
 }

@@ -50,6 +50,7 @@ func TestParseSchedule(t *testing.T) {
 		"time zone":                              {schedule: "0 9 * * *", timeZone: ptr.To("Europe/Berlin"), wantLocation: "Europe/Berlin"},
 		"empty time zone is UTC":                 {schedule: "0 9 * * *", timeZone: ptr.To(""), wantLocation: "UTC"},
 		"@every of a minute":                     {schedule: "@every 1m", wantLocation: "UTC"},
+		"@every of exactly five years":           {schedule: "@every 43800h", wantLocation: "UTC"},
 		"@every under a minute":                  {schedule: "@every 59s", wantReason: cronjobv1.ReasonUnparseableSchedule},
 		"@every over five years (fuzz crasher)":  {schedule: "@every 700000h", wantReason: cronjobv1.ReasonUnparseableSchedule},
 		"minute out of range":                    {schedule: "61 * * * *", wantReason: cronjobv1.ReasonUnparseableSchedule},
@@ -147,6 +148,14 @@ func TestMostRecentScheduleTime(t *testing.T) {
 		"@every, not time yet": {
 			schedule: "@every 1h", since: topOfTheHour, now: topOfTheHour.Add(59 * time.Minute),
 		},
+		"@every, exactly 100 missed": {
+			schedule: "@every 10m", since: topOfTheHour, now: topOfTheHour.Add(1000 * time.Minute),
+			wantMostRecent: topOfTheHour.Add(1000 * time.Minute), wantCount: 100,
+		},
+		"@every, 101 missed: capped count": {
+			schedule: "@every 10m", since: topOfTheHour, now: topOfTheHour.Add(1010 * time.Minute),
+			wantMostRecent: topOfTheHour.Add(1010 * time.Minute), wantCount: maxMissedTimes + 1,
+		},
 		"@every, a year overdue": {
 			schedule: "@every 10m", since: topOfTheHour, now: topOfTheHour.Add(365*24*time.Hour + time.Minute),
 			wantMostRecent: topOfTheHour.Add(365 * 24 * time.Hour), wantCount: maxMissedTimes + 1,
@@ -158,6 +167,61 @@ func TestMostRecentScheduleTime(t *testing.T) {
 			got, count := mostRecentScheduleTime(sched, tc.since, tc.since, tc.now)
 			if !got.Equal(tc.wantMostRecent) || count != tc.wantCount {
 				t.Errorf("mostRecentScheduleTime = %s, %d; want %s, %d", got, count, tc.wantMostRecent, tc.wantCount)
+			}
+		})
+	}
+}
+
+// countingSchedule counts the calls of Next, the unit of cost of the schedule math.
+type countingSchedule struct {
+	cron.Schedule
+	calls int
+}
+
+func (c *countingSchedule) Next(t time.Time) time.Time {
+	c.calls++
+	return c.Schedule.Next(t)
+}
+
+// The cost of finding the most recent missed time is bounded whatever the downtime: at most
+// maxMissedTimes+1 steps forward, then a backward search from now with doubling windows (so a few dozen
+// more calls), never a walk over every missed time.
+func TestMostRecentScheduleTimeCostIsBounded(t *testing.T) {
+	const maxCalls = 2 * (maxMissedTimes + 1)
+	cases := map[string]struct {
+		// spec
+		schedule string
+		// history and environment
+		since, now time.Time
+		// expectations
+		wantMostRecent time.Time
+	}{
+		"minutely, a year overdue": {
+			schedule: "* * * * *", since: topOfTheHour, now: topOfTheHour.Add(365*24*time.Hour + 30*time.Second),
+			wantMostRecent: topOfTheHour.Add(365 * 24 * time.Hour),
+		},
+		"minutely, four years overdue": {
+			schedule: "* * * * *", since: topOfTheHour, now: topOfTheHour.Add(4*365*24*time.Hour + 30*time.Second),
+			wantMostRecent: topOfTheHour.Add(4 * 365 * 24 * time.Hour),
+		},
+		"hourly, a year overdue": {
+			schedule: "0 * * * *", since: topOfTheHour, now: mustTime("2027-03-02T10:30:00Z"),
+			wantMostRecent: mustTime("2027-03-02T10:00:00Z"),
+		},
+		"irregular schedule, a year overdue, ends on a Saturday": {
+			schedule: "30 6-16/4 * * 1-5", since: topOfTheHour, now: mustTime("2027-05-01T12:00:00Z"),
+			wantMostRecent: mustTime("2027-04-30T14:30:00Z"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			sched := &countingSchedule{Schedule: mustParse(t, tc.schedule, nil)}
+			got, count := mostRecentScheduleTime(sched, tc.since, tc.since, tc.now)
+			if !got.Equal(tc.wantMostRecent) || count != maxMissedTimes+1 {
+				t.Errorf("mostRecentScheduleTime = %s, %d; want %s, %d", got, count, tc.wantMostRecent, maxMissedTimes+1)
+			}
+			if sched.calls > maxCalls {
+				t.Errorf("mostRecentScheduleTime called Next %d times, want at most %d", sched.calls, maxCalls)
 			}
 		})
 	}

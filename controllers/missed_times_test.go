@@ -1,0 +1,46 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
+)
+
+// More than maxMissedTimes (100) unmet scheduled times give a TooManyMissedTimes warning, as in batch/v1;
+// exactly 100 do not. Either way only the most recent one starts.
+func TestTooManyMissedTimes(t *testing.T) {
+	cases := map[string]struct {
+		// history: the hourly CronJob never ran and was created this many hours before the hour
+		missed int
+		// expectations
+		wantEvents []string
+	}{
+		"exactly 100 missed: the most recent starts, without a warning": {
+			missed: 100, wantEvents: []string{"Normal " + ReasonSuccessfulCreate},
+		},
+		"101 missed: the most recent starts, with TooManyMissedTimes": {
+			missed:     101,
+			wantEvents: []string{"Warning " + ReasonTooManyMissedTimes, "Normal " + ReasonSuccessfulCreate},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			cj := builders.MakeCronJob("hourly", testNamespace).Schedule("0 * * * *").UID("cj-uid").
+				CreationTimestamp(topOfTheHour.Add(-time.Duration(tc.missed) * time.Hour)).Obj()
+			f := newFixture(t, topOfTheHour.Add(5*time.Second), interceptor.Funcs{}, cj)
+			if _, err := f.reconcile(t); err != nil {
+				t.Fatalf("Reconcile: %v", err)
+			}
+			if diff := cmp.Diff(tc.wantEvents, f.eventReasons()); diff != "" {
+				t.Errorf("events (-want,+got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{jobName("hourly", topOfTheHour)}, f.jobNames(t)); diff != "" {
+				t.Errorf("Jobs (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
