@@ -1,10 +1,10 @@
 package controllers
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
@@ -60,7 +60,9 @@ func TestEventRecorderLogsEventsAtV1(t *testing.T) {
 
 	job := builders.MakeJob("hello-29933070", "default").UID("job-uid").Obj()
 	r.Eventf(job, nil, corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
-	timeout := time.After(wait.ForeverTestTimeout)
+	// The broadcaster logs on a goroutine of its own: wait for the line, with a deadline in case it never comes.
+	ctx, cancel := context.WithTimeout(context.Background(), wait.ForeverTestTimeout)
+	defer cancel()
 	for {
 		select {
 		case line := <-logged:
@@ -68,7 +70,7 @@ func TestEventRecorderLogsEventsAtV1(t *testing.T) {
 				strings.Contains(line, `"level"=1`) {
 				return
 			}
-		case <-timeout:
+		case <-ctx.Done():
 			t.Fatalf("no V(1) log line of the %s Event within %v", ReasonSuccessfulCreate, wait.ForeverTestTimeout)
 		}
 	}
