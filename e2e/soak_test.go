@@ -76,7 +76,7 @@ var _ = Describe("Soak", Label("soak"), Serial, func() {
 			Eventually(func(g Gomega) string {
 				lease = managerLease(ctx, g)
 				return ptr.Deref(lease.Spec.HolderIdentity, "")
-			}).WithTimeout(leaseDuration + 30*time.Second).WithPolling(100 * time.Millisecond).
+			}).WithTimeout(leaseDuration+30*time.Second).WithPolling(100*time.Millisecond).
 				Should(And(Not(BeEmpty()), Not(Equal(victim))), "a follower should take the Lease over")
 			Expect(lease.Spec.AcquireTime).NotTo(BeNil())
 			kill := framework.SoakKill{Kind: kind, Victim: victim, Successor: *lease.Spec.HolderIdentity,

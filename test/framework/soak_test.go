@@ -61,7 +61,7 @@ func TestStatsOf(t *testing.T) {
 		want Stats
 	}{
 		"none": {},
-		"one": {ds: ms(7), want: Stats{N: 1, P50: 7 * time.Millisecond, P90: 7 * time.Millisecond, Max: 7 * time.Millisecond}},
+		"one":  {ds: ms(7), want: Stats{N: 1, P50: 7 * time.Millisecond, P90: 7 * time.Millisecond, Max: 7 * time.Millisecond}},
 		"ten, unordered: nearest rank": {
 			ds:   ms(10, 1, 9, 2, 8, 3, 7, 4, 6, 5),
 			want: Stats{N: 10, P50: 5 * time.Millisecond, P90: 9 * time.Millisecond, Max: 10 * time.Millisecond},
