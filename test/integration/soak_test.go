@@ -42,6 +42,34 @@ var _ = Describe("Soak", Label("soak"), func() {
 		return want
 	}
 
+	// leadsRun moves the clock to the run-th minute and checks that the leader, and only it, starts that
+	// run, records it in status and asks to be woken for the next one.
+	leadsRun := func(ctx SpecContext, leader, follower candidate, run int) {
+		GinkgoHelper()
+		leader.clock.AdvanceTo(minute(run).Add(time.Second))
+		Eventually(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).Should(Equal(runsUpTo(run)))
+		Expect(creators(oracle, cj)).To(HaveKeyWithValue(minute(run), leader.Name()), "only the leader may create")
+		Expect(follower.clock.Wakeups()).To(BeEmpty(), "the follower's controller must not run")
+		Eventually(func(g Gomega) *metav1.Time { return getCronJob(ctx, g, cj).Status.LastScheduleTime }).
+			Should(BeComparableTo(metaTime(minute(run))))
+		Eventually(func() bool { return leader.clock.WakeupBy(minute(run + 1).Add(time.Second)) }).Should(BeTrue(),
+			"the leader should requeue itself for the next minute before it is killed")
+	}
+	// takesOver waits for the follower to lead after the leader was killed at killed, and checks that it
+	// starts the run-th minute, due since the kill, once. It returns the takeover's times.
+	takesOver := func(ctx SpecContext, le *framework.LeaderElection, follower candidate, run int, killed time.Time) framework.SoakKill {
+		GinkgoHelper()
+		Eventually(follower.Elected()).WithTimeout(le.LeaseDuration + framework.Timeout).Should(BeClosed())
+		Eventually(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).Should(Equal(runsUpTo(run)),
+			"the successor should start the run due at the kill, once")
+		Expect(creators(oracle, cj)).To(HaveKeyWithValue(minute(run), follower.Name()))
+		lease := getLease(ctx, le)
+		Expect(ptr.Deref(lease.Spec.HolderIdentity, "")).To(Equal(follower.Name()))
+		Expect(lease.Spec.AcquireTime).NotTo(BeNil())
+		return framework.SoakKill{Successor: follower.Name(), Takeover: lease.Spec.AcquireTime.Sub(killed),
+			FirstRun: firstSeen(oracle, cj, minute(run)).Sub(killed)}
+	}
+
 	When("the leader is killed again and again, by turns releasing its Lease and dying with it held", func() {
 		It("should start exactly one Job for every scheduled minute, the one due at each kill by the successor", func(ctx SpecContext) {
 			kills, err := framework.EnvCount("SOAK_ENVTEST_KILLS", 50)
@@ -75,14 +103,7 @@ var _ = Describe("Soak", Label("soak"), func() {
 				}
 				By(fmt.Sprintf("kill %d/%d (%s): %s leads the run of %s", k, kills, kind, leader.Name(), minute(run+1).Format("15:04")))
 				run++
-				leader.clock.AdvanceTo(minute(run).Add(time.Second))
-				Eventually(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).Should(Equal(runsUpTo(run)))
-				Expect(creators(oracle, cj)).To(HaveKeyWithValue(minute(run), leader.Name()), "only the leader may create")
-				Expect(follower.clock.Wakeups()).To(BeEmpty(), "the follower's controller must not run")
-				Eventually(func(g Gomega) *metav1.Time { return getCronJob(ctx, g, cj).Status.LastScheduleTime }).
-					Should(BeComparableTo(metaTime(minute(run))))
-				Eventually(func() bool { return leader.clock.WakeupBy(minute(run + 1).Add(time.Second)) }).Should(BeTrue(),
-					"the leader should requeue itself for the next minute before it is killed")
+				leadsRun(ctx, leader, follower, run)
 
 				killed := time.Now()
 				if kind == framework.HardKill {
@@ -94,16 +115,8 @@ var _ = Describe("Soak", Label("soak"), func() {
 				}
 				run++
 				pool.clock.SetTime(minute(run).Add(time.Second))
-				Eventually(follower.Elected()).WithTimeout(le.LeaseDuration + framework.Timeout).Should(BeClosed())
-				Eventually(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).Should(Equal(runsUpTo(run)),
-					"the successor should start the run due at the kill, once")
-				Expect(creators(oracle, cj)).To(HaveKeyWithValue(minute(run), follower.Name()))
-
-				lease := getLease(ctx, le)
-				Expect(ptr.Deref(lease.Spec.HolderIdentity, "")).To(Equal(follower.Name()))
-				Expect(lease.Spec.AcquireTime).NotTo(BeNil())
-				kill := framework.SoakKill{Kind: kind, Victim: leader.Name(), Successor: follower.Name(),
-					Takeover: lease.Spec.AcquireTime.Sub(killed), FirstRun: firstSeen(oracle, cj, minute(run)).Sub(killed)}
+				kill := takesOver(ctx, le, follower, run, killed)
+				kill.Kind, kill.Victim = kind, leader.Name()
 				result.Kills = append(result.Kills, kill)
 				if kind == framework.HardKill {
 					Expect(kill.Takeover).To(BeNumerically(">=", le.LeaseDuration/2),
@@ -114,8 +127,7 @@ var _ = Describe("Soak", Label("soak"), func() {
 
 			By(fmt.Sprintf("%s leads the last run", leader.Name()))
 			run++
-			leader.clock.AdvanceTo(minute(run).Add(time.Second))
-			Eventually(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).Should(Equal(runsUpTo(run)))
+			leadsRun(ctx, leader, follower, run)
 			Consistently(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).Should(Equal(runsUpTo(run)),
 				"no run may start twice")
 			Eventually(func(g Gomega) {
