@@ -93,7 +93,10 @@ fuzz_execs() {
 soak_kind() {
   rm -f "${SOAK_RESULTS_DIR}"/kind.{json,md}
   log "kind: ${SOAK_KIND_KILLS} leader pod kills, ${SOAK_KIND_HARD_KILLS} of them hard"
-  "${MAKE}" e2e E2E_PROCS=1 E2E_ARGS="--label-filter=soak" 2>&1 | tee "${SOAK_RESULTS_DIR}/kind.log"
+  # SOAK_RESULTS_DIR on the command line: a relative one given to the outer make would override the
+  # exported absolute path in make e2e, and the suite runs in e2e/.
+  "${MAKE}" e2e E2E_PROCS=1 E2E_ARGS="--label-filter=soak" SOAK_RESULTS_DIR="${SOAK_RESULTS_DIR}" \
+    SOAK_KIND_KILLS="${SOAK_KIND_KILLS}" SOAK_KIND_HARD_KILLS="${SOAK_KIND_HARD_KILLS}" 2>&1 | tee "${SOAK_RESULTS_DIR}/kind.log"
 }
 
 summary() {
