@@ -68,6 +68,18 @@ test: manifests generate fmt vet envtest-assets ## Run all tests (unit and envte
 test-slow: manifests generate envtest-assets ## Run the envtest specs labelled slow (a simulated day of a minutely CronJob: ~40 s).
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./test/integration/ -count=1 -v -args -ginkgo.label-filter=slow
 
+# soak: the failure specs at volume and long fuzzing (hack/soak.sh, test/soak/README.md). SOAK_PHASES picks
+# phases (default "envtest fuzz kind"); counts: SOAK_ENVTEST_KILLS (50), SOAK_KIND_KILLS (30),
+# SOAK_KIND_HARD_KILLS (10), SOAK_FUZZ_EXECS (10000000) with SOAK_FUZZ_PARALLEL workers (1). Results:
+# bin/soak/{envtest,fuzz,kind}.{json,md}.
+.PHONY: soak
+soak: manifests generate envtest-assets ## Soak: 50 envtest leader kills, fuzzing to 10M executions, 30 kind leader-pod kills (~1.5 h; root for kind).
+	ENVTEST_ASSETS="$(ENVTEST_ASSETS)" MAKE="$(MAKE)" hack/soak.sh
+
+.PHONY: soak-short
+soak-short: ## The soak's envtest phase with 6 leader kills (CI; about a minute).
+	$(MAKE) soak SOAK_PHASES=envtest SOAK_ENVTEST_KILLS=6
+
 # kind e2e: the images, the cluster's name and the Ginkgo processes of `make e2e`.
 E2E_MANAGER_IMAGE ?= cronjob-operator.local/manager:e2e
 E2E_CLUSTER ?= cronjob-operator-e2e

@@ -67,7 +67,13 @@ func TestE2E(t *testing.T) {
 	SetDefaultEventuallyPollingInterval(eventuallyPolling)
 	SetDefaultConsistentlyDuration(consistentlyDuration)
 	SetDefaultConsistentlyPollingInterval(consistentlyPolling)
-	RunSpecs(t, "cronjob-operator kind e2e suite")
+	suiteConfig, reporterConfig := GinkgoConfiguration()
+	if suiteConfig.LabelFilter == "" {
+		// The soak (Label("soak"): leader pods killed 30 times, about 15 minutes) runs only when asked
+		// for: make soak.
+		suiteConfig.LabelFilter = "!soak"
+	}
+	RunSpecs(t, "cronjob-operator kind e2e suite", suiteConfig, reporterConfig)
 }
 
 // The first process creates (or, with KEEP_CLUSTER=1 and a cluster of that name, reuses) the kind cluster,
