@@ -50,7 +50,9 @@ var _ = Describe("Soak", Label("soak"), func() {
 		Eventually(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).Should(Equal(runsUpTo(run)))
 		Expect(creators(oracle, cj)).To(HaveKeyWithValue(minute(run), leader.Name()), "only the leader may create")
 		Expect(follower.clock.Wakeups()).To(BeEmpty(), "the follower's controller must not run")
-		Eventually(func(g Gomega) *metav1.Time { return framework.GetCronJob(ctx, g, k8sClient, cj).Status.LastScheduleTime }).
+		Eventually(func(g Gomega) *metav1.Time {
+			return framework.GetCronJob(ctx, g, k8sClient, cj).Status.LastScheduleTime
+		}).
 			Should(BeComparableTo(metaTime(minute(run))))
 		Eventually(func() bool { return leader.clock.WakeupBy(minute(run + 1).Add(time.Second)) }).Should(BeTrue(),
 			"the leader should requeue itself for the next minute before it is killed")
