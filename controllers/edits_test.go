@@ -63,6 +63,19 @@ func (m *managedFieldsReader) Get(ctx context.Context, key client.ObjectKey, obj
 	return nil
 }
 
+// metadataReads counts the GETs of objects' metadata (PartialObjectMetadata) through a reader.
+type metadataReads struct {
+	client.Reader
+	n int
+}
+
+func (m *metadataReads) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	if _, ok := obj.(*metav1.PartialObjectMetadata); ok {
+		m.n++
+	}
+	return m.Reader.Get(ctx, key, obj, opts...)
+}
+
 func TestLastEditOf(t *testing.T) {
 	statusEntry := editEntry("cronjob-operator", hm(11, 0), "f:suspend")
 	statusEntry.Subresource = "status"
@@ -173,31 +186,36 @@ func TestFirstObservationAfterAnEdit(t *testing.T) {
 		// expectations
 		wantJobs  []string
 		wantSince time.Time
+		wantReads int // live GETs of the CronJob's metadata: one per edit to look up, none otherwise
 	}{
 		"created at 09:00, resumed at 10:30 before the controller saw it, now 10:45: the 10:00 run does not start": {
 			cronJob: hourly().Edited(edit(hm(10, 30), "f:suspend")), now: hm(10, 45),
-			wantJobs: []string{}, wantSince: hm(10, 30),
+			wantJobs: []string{}, wantSince: hm(10, 30), wantReads: 1,
 		},
 		"created at 09:00, resumed at 10:30 before the controller saw it, now 11:05: the 11:00 run starts": {
 			cronJob: hourly().Edited(edit(hm(10, 30), "f:suspend")), now: hm(11, 5),
-			wantJobs: []string{name(hm(11, 0))}, wantSince: hm(10, 30),
+			wantJobs: []string{name(hm(11, 0))}, wantSince: hm(10, 30), wantReads: 1,
 		},
-		"created at 09:00, never edited, now 10:05: the 10:00 run starts, counted from the creation": {
+		"created at 09:00, never edited, now 10:05: the 10:00 run starts, counted from the creation, with no GET": {
 			now:      hm(10, 5),
 			wantJobs: []string{name(topOfTheHour)}, wantSince: priorHour,
 		},
 		"last ran at 10:00, edited at 09:30 (before that run): counted from the last run": {
 			cronJob: hourly().LastScheduleTime(topOfTheHour).Edited(edit(hm(9, 30), "f:schedule")), now: hm(11, 5),
-			wantJobs: []string{name(hm(11, 0))}, wantSince: topOfTheHour,
+			wantJobs: []string{name(hm(11, 0))}, wantSince: topOfTheHour, wantReads: 1,
 		},
 	}
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
 			cj := cronJobOf(tc.cronJob)
 			f := newFixture(t, tc.now, interceptor.Funcs{}, cj)
-			f.r.APIReader = withManagedFields(f.r.APIReader, cj)
+			reads := &metadataReads{Reader: withManagedFields(f.r.APIReader, cj)}
+			f.r.APIReader = reads
 			if _, err := f.reconcile(t); err != nil {
 				t.Fatalf("Reconcile: %v", err)
+			}
+			if reads.n != tc.wantReads {
+				t.Errorf("live GETs of the CronJob's metadata = %d, want %d", reads.n, tc.wantReads)
 			}
 			if diff := cmp.Diff(tc.wantJobs, f.jobNames(t)); diff != "" {
 				t.Errorf("Jobs (-want,+got):\n%s", diff)
