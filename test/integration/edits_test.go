@@ -36,22 +36,24 @@ func resume(ctx SpecContext, cj *cronjobv1.CronJob) time.Time {
 	return editedAt
 }
 
-// serverCreationTime is the CronJob's creation time on the API server's clock.
-func serverCreationTime(ctx SpecContext, cj *cronjobv1.CronJob) time.Time {
+// createSuspendedHourly creates a suspended hourly CronJob whose last run was two hours before its
+// creation, on the API server's clock, so the hour of an edit right after and the one before are unmet
+// times. It returns the CronJob and the hour of its creation.
+func createSuspendedHourly(ctx SpecContext, name, ns string) (*cronjobv1.CronJob, time.Time) {
 	GinkgoHelper()
-	return framework.GetCronJob(ctx, Default, k8sClient, cj).CreationTimestamp.Time
+	cj := builders.MakeCronJob(name, ns).Schedule("0 * * * *").Suspend().Obj()
+	Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+	hour := framework.GetCronJob(ctx, Default, k8sClient, cj).CreationTimestamp.Truncate(time.Hour)
+	cj.Status.LastScheduleTime = &metav1.Time{Time: hour.Add(-2 * time.Hour)}
+	Expect(k8sClient.Status().Update(ctx, cj)).To(Succeed())
+	return cj, hour
 }
 
 var _ = Describe("Edits made while the controller is down", func() {
 	When("a suspended CronJob the controller saw is resumed while it is down", func() {
 		It("should take the resume from the API server's record: the most recent run due after it starts, none due before", func(ctx SpecContext) {
 			ns := newNamespace(ctx)
-			cj := builders.MakeCronJob("resumed", ns).Schedule("0 * * * *").Suspend().Obj()
-			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
-			hour := serverCreationTime(ctx, cj).Truncate(time.Hour)
-			// The last run two hours before, so the hour of the resume and the one before are unmet times.
-			cj.Status.LastScheduleTime = &metav1.Time{Time: hour.Add(-2 * time.Hour)}
-			Expect(k8sClient.Status().Update(ctx, cj)).To(Succeed())
+			cj, hour := createSuspendedHourly(ctx, "resumed", ns)
 
 			By("observing it suspended, then stopping the controller")
 			_, stop := startStoppableController(ns, hour.Add(-time.Hour))
@@ -77,11 +79,7 @@ var _ = Describe("Edits made while the controller is down", func() {
 	When("a CronJob is created suspended and resumed before the controller ever saw it", func() {
 		It("should start no run due before the resume, and the first one after it", func(ctx SpecContext) {
 			ns := newNamespace(ctx)
-			cj := builders.MakeCronJob("never-seen", ns).Schedule("0 * * * *").Suspend().Obj()
-			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
-			hour := serverCreationTime(ctx, cj).Truncate(time.Hour)
-			cj.Status.LastScheduleTime = &metav1.Time{Time: hour.Add(-2 * time.Hour)}
-			Expect(k8sClient.Status().Update(ctx, cj)).To(Succeed())
+			cj, _ := createSuspendedHourly(ctx, "never-seen", ns)
 			editedAt := resume(ctx, cj)
 
 			By("starting the controller at the time of the resume")
