@@ -84,15 +84,12 @@ func (b *blockedRuns) block(job types.NamespacedName, run blockedRun) {
 	b.runs[job] = run
 }
 
-// isBlocked reports whether the run of the CronJob scheduled at `scheduled`, at this generation, is
-// blocked by job, whose UID and resourceVersion as the cache has them now are uid and rv.
-func (b *blockedRuns) isBlocked(job types.NamespacedName, cj types.NamespacedName, generation int64,
-	scheduled time.Time, uid types.UID, rv string) bool {
+// lookup returns the run that job blocks, if any.
+func (b *blockedRuns) lookup(job types.NamespacedName) (blockedRun, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	run, ok := b.runs[job]
-	return ok && run.cronJob == cj && run.generation == generation && run.scheduled.Equal(scheduled) &&
-		run.uid == uid && run.resourceVersion == rv
+	return run, ok
 }
 
 // forget forgets the run blocked for the CronJob, if any.

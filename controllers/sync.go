@@ -204,13 +204,17 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 // Ready condition, which stays False.
 func (s *syncer) stillBlocked(ctx context.Context, name string, scheduled time.Time, loc *time.Location) (msg string, blocked bool) {
 	key := types.NamespacedName{Namespace: s.cj.Namespace, Name: name}
+	run, ok := s.r.blocked.lookup(key)
+	if !ok || run.cronJob != client.ObjectKeyFromObject(s.cj) || run.generation != s.cj.Generation ||
+		!run.scheduled.Equal(scheduled) {
+		return "", false // nothing recorded for this run (the usual case: no cache read)
+	}
 	var cached batchv1.Job
 	if err := s.r.Client.Get(ctx, key, &cached); err != nil {
 		return "", false // gone, or unreadable: try the create
 	}
-	if !s.r.blocked.isBlocked(key, client.ObjectKeyFromObject(s.cj), s.cj.Generation, scheduled,
-		cached.UID, cached.ResourceVersion) {
-		return "", false
+	if cached.UID != run.uid || cached.ResourceVersion != run.resourceVersion {
+		return "", false // changed since: try again
 	}
 	return blockedMessage(name, scheduled, loc), true
 }
