@@ -148,8 +148,8 @@ func (r *CronJobReconciler) reconcile(ctx context.Context, req ctrl.Request) Out
 //
 // Without it, the reconcile that the Job created by this one triggers at once reads the CronJob from a
 // cache that has not seen this write yet: it would compute status from stale data and its status write
-// would conflict. Waiting a few milliseconds here is cheaper than a failed write and a requeue. A timeout is not an error: the next
-// reconcile then meets the conflict, which is handled.
+// would conflict. Waiting a few milliseconds here is cheaper than a failed write and a requeue. A timeout
+// is not an error: the next reconcile then meets the conflict, which is handled.
 func (r *CronJobReconciler) awaitOwnWrite(ctx context.Context, key client.ObjectKey, before string) {
 	_ = wait.PollUntilContextTimeout(ctx, ownWritePoll, ownWriteTimeout, true, func(ctx context.Context) (bool, error) {
 		var cached cronjobv1.CronJob
