@@ -125,9 +125,10 @@ func setupWebhooks(mgr manager.Manager, w *WebhookOptions) error {
 	if w.CertsReady == nil {
 		return register()
 	}
-	// A runnable that needs no leader election: every replica serves the webhooks. An error stops the
+	// Every replica serves the webhooks, leader or not: the registration must not wait for the Lease, or a
+	// follower would pass its readiness check and answer admission requests with 404. An error stops the
 	// manager with that error.
-	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+	return mgr.Add(webhookRegistration(func(ctx context.Context) error {
 		select {
 		case <-w.CertsReady:
 			return register()
@@ -136,6 +137,15 @@ func setupWebhooks(mgr manager.Manager, w *WebhookOptions) error {
 		}
 	}))
 }
+
+// webhookRegistration is a runnable that every replica runs (manager.RunnableFunc alone waits for the
+// leader election).
+type webhookRegistration func(context.Context) error
+
+func (f webhookRegistration) Start(ctx context.Context) error { return f(ctx) }
+
+// NeedLeaderElection implements manager.LeaderElectionRunnable.
+func (webhookRegistration) NeedLeaderElection() bool { return false }
 
 // Start starts the event recorder, runs the manager until ctx is done or the manager fails, then stops the
 // recorder, so that the Events of the last reconciles are handed over (best effort, see EventRecorder).
