@@ -99,14 +99,16 @@ func main() {
 		// The webhooks are served once the certificate is there; until then the manager is not ready, so
 		// its Service sends the API server's admission calls to no replica that would fail them.
 		setup.Webhooks = &controllers.WebhookOptions{CertsReady: certsReady}
-		// GetWebhookServer adds the webhook server to the manager, which starts it: only once the
-		// certificate is there, or it would fail to load it.
-		ready = readyAfter(certsReady, func(req *http.Request) error { return mgr.GetWebhookServer().StartedChecker()(req) })
 	}
 	cronJobs, err := controllers.Setup(mgr, setup)
 	if err != nil {
 		log.Error(err, "Unable to set up the CronJob controller")
 		os.Exit(1)
+	}
+	if enableWebhooks {
+		// Ready once the webhooks are registered (after the certificate) and their server has started. The
+		// first registration adds the webhook server to the manager, which starts it.
+		ready = readyAfter(cronJobs.WebhooksRegistered(), func(req *http.Request) error { return mgr.GetWebhookServer().StartedChecker()(req) })
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		log.Error(err, "Unable to set up health check")

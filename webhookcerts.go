@@ -91,7 +91,7 @@ func readyAfter(ready <-chan struct{}, check func(*http.Request) error) func(*ht
 		case <-ready:
 			return check(req)
 		default:
-			return errors.New("the webhook serving certificate is not ready yet")
+			return errors.New("the webhooks are not registered yet (they wait for the serving certificate)")
 		}
 	}
 }

@@ -51,7 +51,14 @@ type WebhookOptions struct {
 type Controller struct {
 	mgr      manager.Manager
 	recorder *EventRecorder
+	// registered is closed once the webhooks are registered.
+	registered chan struct{}
 }
+
+// WebhooksRegistered is closed once the admission webhooks are registered on the manager's webhook server
+// (after Options.Webhooks.CertsReady); it is never closed without Options.Webhooks. A replica should not
+// pass its readiness check before: the webhook Service would send it requests it answers with 404.
+func (c *Controller) WebhooksRegistered() <-chan struct{} { return c.registered }
 
 // Setup wires the CronJob controller into mgr, which must have been made with CacheOptions and a scheme that
 // holds the built-in types and the CronJob API. It is the one place the controller is assembled, for
@@ -106,20 +113,23 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("setting up the controller: %w", err)
 	}
+	c := &Controller{mgr: mgr, recorder: recorder, registered: make(chan struct{})}
 	if w := opts.Webhooks; w != nil {
-		if err := setupWebhooks(mgr, w); err != nil {
+		if err := setupWebhooks(mgr, w, c.registered); err != nil {
 			return nil, err
 		}
 	}
-	return &Controller{mgr: mgr, recorder: recorder}, nil
+	return c, nil
 }
 
-// setupWebhooks registers the admission webhooks at once, or from a runnable that waits for CertsReady.
-func setupWebhooks(mgr manager.Manager, w *WebhookOptions) error {
+// setupWebhooks registers the admission webhooks at once, or from a runnable that waits for CertsReady,
+// and closes registered when they are.
+func setupWebhooks(mgr manager.Manager, w *WebhookOptions, registered chan<- struct{}) error {
 	register := func() error {
 		if err := (&CronJobAdmission{}).SetupWebhookWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhooks: %w", err)
 		}
+		close(registered)
 		return nil
 	}
 	if w.CertsReady == nil {

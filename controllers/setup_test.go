@@ -185,10 +185,13 @@ func TestSetupRegistersTheWebhooksOnlyOnceTheCertificatesAreReady(t *testing.T) 
 	rig.add(g, hourly().Obj())
 	rig.next(g)
 	g.Expect(rig.webhooks.paths()).To(gomega.BeEmpty(), "registered before CertsReady was closed")
+	g.Expect(rig.ctrl.WebhooksRegistered()).NotTo(gomega.BeClosed())
 
 	close(certs)
-	g.Eventually(rig.webhooks.paths).WithTimeout(30 * time.Second).Should(gomega.ConsistOf(
-		"/mutate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjob"))
+	g.Eventually(rig.ctrl.WebhooksRegistered()).WithTimeout(30 * time.Second).Should(gomega.BeClosed())
+	g.Expect(rig.webhooks.paths()).To(gomega.ConsistOf(
+		"/mutate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjob"),
+		"registered before WebhooksRegistered is closed")
 }
 
 func TestSetupRegistersTheWebhooksOnAReplicaThatIsNotTheLeader(t *testing.T) {
@@ -229,6 +232,7 @@ func TestSetupRegistersTheWebhooksAtOnceWithoutCertsReady(t *testing.T) {
 	rig := newSetupRig(t, g, topOfTheHour, &WebhookOptions{})
 	g.Expect(rig.webhooks.paths()).To(gomega.ConsistOf(
 		"/mutate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjob"))
+	g.Expect(rig.ctrl.WebhooksRegistered()).To(gomega.BeClosed())
 }
 
 func TestSetupWithoutWebhooksRegistersNone(t *testing.T) {
@@ -238,6 +242,7 @@ func TestSetupWithoutWebhooksRegistersNone(t *testing.T) {
 	rig.add(g, hourly().Obj())
 	rig.next(g)
 	g.Expect(rig.webhooks.paths()).To(gomega.BeEmpty())
+	g.Expect(rig.ctrl.WebhooksRegistered()).NotTo(gomega.BeClosed())
 }
 
 func TestControllerStartReturnsTheManagersError(t *testing.T) {
