@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -56,11 +57,23 @@ type CronJobReconciler struct {
 	Recorder events.EventRecorder
 	// OnReconcile, when set, is called with the Outcome of every reconcile (see Options.OnReconcile).
 	OnReconcile func(types.NamespacedName, Outcome)
+	// Metrics counts runs started, missed and deleted Jobs, and the start skew. Nil counts nothing.
+	Metrics *Metrics
 
 	// warned remembers which causes were reported, so that each is reported once (see reportedCauses).
 	warned reportedCauses
 	// blocked remembers the runs whose Job name is held by a Job of someone else (see blockedRuns).
 	blocked blockedRuns
+	// started is the clock's time at the first reconcile: a run scheduled before it is a catch-up.
+	started     time.Time
+	startedOnce sync.Once
+}
+
+// firstReconcile returns the clock's time at the first reconcile of this reconciler, setting it to now
+// on the first call.
+func (r *CronJobReconciler) firstReconcile(now time.Time) time.Time {
+	r.startedOnce.Do(func() { r.started = now })
+	return r.started
 }
 
 // +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=get;list;watch
@@ -97,6 +110,7 @@ func (r *CronJobReconciler) reconcile(ctx context.Context, req ctrl.Request) Out
 		return Outcome{Err: client.IgnoreNotFound(err)}
 	}
 	now := r.clock().Now()
+	r.firstReconcile(now)
 
 	var jobList batchv1.JobList
 	if err := r.Client.List(ctx, &jobList, client.InNamespace(cj.Namespace),

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -70,6 +71,8 @@ func (c *Controller) WebhooksRegistered() <-chan struct{} { return c.registered 
 //     the API server directly, for the reads that must not come from the cache (is a Job really gone; who
 //     owns a Job that already exists; when was the schedule edited);
 //   - the controller: it watches CronJobs (spec changes only) and the Jobs they control;
+//   - the metrics (metrics.go) on controller-runtime's registry: the counters and the skew histogram of
+//     DefaultMetrics, and the per-CronJob state collector, registered while this replica is the leader;
 //   - the admission webhooks, when opts.Webhooks is set.
 //
 // Controller name validation is skipped: a process runs one CronJob controller per manager, and test
@@ -87,6 +90,7 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 		Clock:       opts.Clock,
 		Recorder:    recorder,
 		OnReconcile: opts.OnReconcile,
+		Metrics:     DefaultMetrics(),
 	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &batchv1.Job{}, jobOwnerKey, indexJobOwner); err != nil {
 		return nil, fmt.Errorf("indexing jobs by owner: %w", err)
@@ -112,6 +116,11 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 		Complete(r)
 	if err != nil {
 		return nil, fmt.Errorf("setting up the controller: %w", err)
+	}
+	// The per-CronJob state metrics, from the cache, while this replica leads.
+	state := &stateExporter{collector: newStateCollector(mgr.GetCache(), mgr.GetLogger().WithName("state-metrics")), registry: metrics.Registry}
+	if err := mgr.Add(state); err != nil {
+		return nil, fmt.Errorf("adding the state metrics: %w", err)
 	}
 	c := &Controller{mgr: mgr, recorder: recorder, registered: make(chan struct{})}
 	if w := opts.Webhooks; w != nil {

@@ -86,9 +86,11 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	if plan.Scheduled.IsZero() {
 		if !plan.Missed.IsZero() {
 			s.out.Run, s.out.Scheduled = RunMissed, plan.Missed
-			s.warnOnce(ReasonMissSchedule, slotCause(plan.Missed), "Schedule",
+			if s.warnOnce(ReasonMissSchedule, slotCause(plan.Missed), "Schedule",
 				"Missed scheduled time to start a job: %s (past startingDeadlineSeconds %d)",
-				plan.Missed.In(loc).Format(time.RFC3339), ptr.Deref(s.cj.Spec.StartingDeadlineSeconds, 0))
+				plan.Missed.In(loc).Format(time.RFC3339), ptr.Deref(s.cj.Spec.StartingDeadlineSeconds, 0)) {
+				s.r.Metrics.runsMissed(MissedPastDeadline, 1)
+			}
 		}
 		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonScheduled, "", s.now)
 		return result, nil
@@ -100,6 +102,9 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	}
 	s.out.Scheduled = plan.Scheduled
 	failure, err := s.startRun(ctx, plan.Scheduled, loc)
+	if s.out.Run == RunCreated {
+		s.countStarted(plan)
+	}
 	switch {
 	case failure != "":
 		setReady(s.cj, metav1.ConditionFalse, ReasonFailedCreate, failure, s.now)
@@ -143,12 +148,15 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 			s.out.Run = RunSkipped
 			s.event(corev1.EventTypeNormal, ReasonJobAlreadyActive, "Schedule",
 				"Not starting job because prior execution is running and concurrency policy is Forbid")
+			if s.r.warned.first(client.ObjectKeyFromObject(s.cj), ReasonJobAlreadyActive, string(s.cj.UID)+"/"+slotCause(scheduled)) {
+				s.r.Metrics.runsMissed(MissedForbid, 1)
+			}
 			return "", nil
 		}
 	case cronjobv1.ReplaceConcurrent:
 		for _, ref := range append([]corev1.ObjectReference(nil), s.cj.Status.Active...) {
 			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID}}
-			if err := s.deleteJob(ctx, job); err != nil {
+			if err := s.deleteJob(ctx, job, DeletedReplace); err != nil {
 				s.out.Run = RunFailed
 				return fmt.Sprintf("deleting active job %s for concurrencyPolicy Replace: %v", ref.Name, err), err
 			}
@@ -185,6 +193,7 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 		return "", nil
 	case err != nil:
 		s.out.Run = RunFailed
+		s.r.Metrics.jobCreateFailed()
 		s.warnOnce(ReasonFailedCreate, slotCause(scheduled), "Create", "Error creating job: %v", err)
 		return fmt.Sprintf("creating job %s: %v", job.Name, err), fmt.Errorf("creating job %s: %w", job.Name, err)
 	default:
@@ -257,11 +266,29 @@ func (s *syncer) event(eventType, reason, action, note string, args ...any) {
 }
 
 // warnOnce records a Warning event about the CronJob, unless the same cause of this reason was reported
-// before (see reportedCauses). The CronJob's UID is part of the cause, so a CronJob deleted and created
-// again under the same name is reported anew.
-func (s *syncer) warnOnce(reason, cause, action, note string, args ...any) {
+// before (see reportedCauses), and reports whether it did. The CronJob's UID is part of the cause, so a
+// CronJob deleted and created again under the same name is reported anew.
+func (s *syncer) warnOnce(reason, cause, action, note string, args ...any) bool {
 	if s.r.warned.first(client.ObjectKeyFromObject(s.cj), reason, string(s.cj.UID)+"/"+cause) {
 		s.event(corev1.EventTypeWarning, reason, action, note, args...)
+		return true
+	}
+	return false
+}
+
+// countStarted counts the run whose Job this reconcile created, and the runs due with it that will never
+// start (only the most recent of them starts, as in batch/v1).
+func (s *syncer) countStarted(plan runPlan) {
+	m := s.r.Metrics
+	trigger := TriggerSchedule
+	if plan.Unmet > 1 || plan.Scheduled.Before(s.r.firstReconcile(s.now)) {
+		trigger = TriggerCatchUp
+	}
+	m.runStarted(trigger, s.now.Sub(plan.Scheduled))
+	if plan.Unmet > maxMissedTimes {
+		m.runsMissed(MissedTooMany, maxMissedTimes)
+	} else {
+		m.runsMissed(MissedSuperseded, plan.Unmet-1)
 	}
 }
 

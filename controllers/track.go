@@ -73,15 +73,16 @@ func (s *syncer) trackJobs(ctx context.Context) error {
 // propagation so their Pods go too. It runs even when the CronJob is suspended, as in batch/v1.
 func (s *syncer) pruneHistory(ctx context.Context) error {
 	for _, job := range jobsBeyondHistory(s.cj, s.jobs) {
-		if err := s.deleteJob(ctx, job); err != nil {
+		if err := s.deleteJob(ctx, job, DeletedHistory); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// deleteJob deletes a Job with background propagation, guarded by its UID. A Job already gone is fine.
-func (s *syncer) deleteJob(ctx context.Context, job *batchv1.Job) error {
+// deleteJob deletes a Job with background propagation, guarded by its UID, and counts it under reason
+// (jobs_deleted_total). A Job already gone is fine, and not counted.
+func (s *syncer) deleteJob(ctx context.Context, job *batchv1.Job, reason string) error {
 	opts := []client.DeleteOption{client.PropagationPolicy("Background")}
 	if job.UID != "" {
 		opts = append(opts, client.Preconditions{UID: &job.UID})
@@ -96,6 +97,7 @@ func (s *syncer) deleteJob(ctx context.Context, job *batchv1.Job) error {
 	}
 	ctrl.LoggerFrom(ctx).Info("Deleted Job", "job", klog.KObj(job))
 	s.out.Deleted = append(s.out.Deleted, job.Name)
+	s.r.Metrics.jobDeleted(reason)
 	s.event(corev1.EventTypeNormal, ReasonSuccessfulDelete, "Delete", "Deleted job %s", job.Name)
 	return nil
 }

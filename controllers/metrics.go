@@ -1,0 +1,183 @@
+package controllers
+
+import (
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// Metric names of the operator, beside controller-runtime's (controller_runtime_reconcile_*,
+// workqueue_*, leader_election_master_status). README "Monitoring" lists them with their labels.
+const (
+	metricNamespace = "cronjob_operator"
+
+	MetricJobCreationSkew    = metricNamespace + "_job_creation_skew_seconds"
+	MetricRunsStarted        = metricNamespace + "_runs_started_total"
+	MetricRunsMissed         = metricNamespace + "_runs_missed_total"
+	MetricJobCreateFailures  = metricNamespace + "_job_create_failures_total"
+	MetricJobsDeleted        = metricNamespace + "_jobs_deleted_total"
+	MetricCronJobInfo        = metricNamespace + "_cronjob_info"
+	MetricCronJobCreated     = metricNamespace + "_cronjob_created"
+	MetricNextScheduleTime   = metricNamespace + "_cronjob_next_schedule_time"
+	MetricLastScheduleTime   = metricNamespace + "_cronjob_status_last_schedule_time"
+	MetricLastSuccessfulTime = metricNamespace + "_cronjob_status_last_successful_time"
+	MetricLastFailureTime    = metricNamespace + "_cronjob_status_last_failure_time"
+	MetricActive             = metricNamespace + "_cronjob_status_active"
+	MetricSuspend            = metricNamespace + "_cronjob_spec_suspend"
+	MetricCondition          = metricNamespace + "_cronjob_status_condition"
+)
+
+// MetricNames returns the names of the metrics the operator exports beside controller-runtime's: the
+// counters, the skew histogram (by its base name; Prometheus adds _bucket, _sum and _count) and the
+// per-CronJob state metrics.
+func MetricNames() []string {
+	return []string{
+		MetricJobCreationSkew, MetricRunsStarted, MetricRunsMissed, MetricJobCreateFailures, MetricJobsDeleted,
+		MetricCronJobInfo, MetricCronJobCreated, MetricNextScheduleTime, MetricLastScheduleTime,
+		MetricLastSuccessfulTime, MetricLastFailureTime, MetricActive, MetricSuspend, MetricCondition,
+	}
+}
+
+// Values of the trigger label of runs_started_total.
+const (
+	// TriggerSchedule: the run started at its scheduled time, give or take the controller's latency.
+	TriggerSchedule = "schedule"
+	// TriggerCatchUp: the run started late, for a scheduled time before this controller process first
+	// reconciled (it was down, or not the leader), or after runs that were missed meanwhile.
+	TriggerCatchUp = "catch_up"
+)
+
+// Values of the reason label of runs_missed_total. Each run that will never start counts once.
+const (
+	// MissedPastDeadline: the run was more than startingDeadlineSeconds late (event MissSchedule).
+	MissedPastDeadline = "past_deadline"
+	// MissedTooMany: more than 100 runs were due at once; all but the most recent are lost, as in batch/v1
+	// (event TooManyMissedTimes). Counted as 100, as the count is exact up to 101.
+	MissedTooMany = "too_many_missed"
+	// MissedSuperseded: up to 100 runs were due at once (the controller was down, or the run could not
+	// start); only the most recent starts, as in batch/v1, which says nothing about the others.
+	MissedSuperseded = "superseded"
+	// MissedForbid: concurrencyPolicy Forbid skipped the run because a Job was active (event
+	// JobAlreadyActive). Counted when first skipped; the run is retried while within
+	// startingDeadlineSeconds and, if it starts after all, counts in runs_started_total too.
+	MissedForbid = "forbid"
+)
+
+// Values of the reason label of jobs_deleted_total.
+const (
+	// DeletedHistory: a finished Job beyond successfulJobsHistoryLimit or failedJobsHistoryLimit.
+	DeletedHistory = "history"
+	// DeletedReplace: an active Job replaced by a new run (concurrencyPolicy Replace).
+	DeletedReplace = "replace"
+)
+
+// skewBuckets resolve our start skew (tens of milliseconds, README "Benchmarks") up to the top bucket of
+// batch/v1's cronjob_controller_job_creation_skew_duration_seconds (512 s), in seconds.
+var skewBuckets = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
+
+// Metrics are the operator's counters and the skew histogram. They have no per-CronJob labels, so their
+// cost does not grow with the number of CronJobs; per-CronJob state comes from the state collector.
+type Metrics struct {
+	skew           prometheus.Histogram
+	started        *prometheus.CounterVec
+	missed         *prometheus.CounterVec
+	createFailures prometheus.Counter
+	deleted        *prometheus.CounterVec
+}
+
+// NewMetrics returns metrics registered nowhere (tests register them on a registry of their own). Every
+// label value starts at 0, so that rate() and increase() see the first event.
+func NewMetrics() *Metrics {
+	m := &Metrics{
+		skew: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: MetricJobCreationSkew,
+			Help: "Time from a run's scheduled time to the creation of its Job, in seconds.",
+			// Native histogram options as controller-runtime's reconcile time histogram.
+			Buckets:                         skewBuckets,
+			NativeHistogramBucketFactor:     1.1,
+			NativeHistogramMaxBucketNumber:  100,
+			NativeHistogramMinResetDuration: time.Hour,
+		}),
+		started: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricRunsStarted,
+			Help: "Runs whose Job was created, by trigger: schedule (on time) or catch_up (late, after downtime or missed runs).",
+		}, []string{"trigger"}),
+		missed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricRunsMissed,
+			Help: "Runs that did not start, once per run, by reason: past_deadline, too_many_missed, superseded, forbid.",
+		}, []string{"reason"}),
+		createFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricJobCreateFailures,
+			Help: "Job creates that failed with an API error (each attempt; the reconcile is retried).",
+		}),
+		deleted: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricJobsDeleted,
+			Help: "Jobs the controller deleted, by reason: history (beyond the history limits) or replace (concurrencyPolicy Replace).",
+		}, []string{"reason"}),
+	}
+	for _, t := range []string{TriggerSchedule, TriggerCatchUp} {
+		m.started.WithLabelValues(t)
+	}
+	for _, r := range []string{MissedPastDeadline, MissedTooMany, MissedSuperseded, MissedForbid} {
+		m.missed.WithLabelValues(r)
+	}
+	for _, r := range []string{DeletedHistory, DeletedReplace} {
+		m.deleted.WithLabelValues(r)
+	}
+	return m
+}
+
+// Collectors returns the metrics, to register them.
+func (m *Metrics) Collectors() []prometheus.Collector {
+	return []prometheus.Collector{m.skew, m.started, m.missed, m.createFailures, m.deleted}
+}
+
+// DefaultMetrics returns the metrics registered on controller-runtime's registry, which its metrics server
+// serves (with its authentication and authorization). Every controller of the process shares them.
+var DefaultMetrics = sync.OnceValue(func() *Metrics {
+	m := NewMetrics()
+	metrics.Registry.MustRegister(m.Collectors()...)
+	return m
+})
+
+// The methods below do nothing on nil Metrics (a reconciler built without them, as in most unit tests).
+
+func (m *Metrics) runStarted(trigger string, skew time.Duration) {
+	if m == nil {
+		return
+	}
+	m.started.WithLabelValues(trigger).Inc()
+	m.skew.Observe(skew.Seconds())
+}
+
+func (m *Metrics) runsMissed(reason string, n int) {
+	if m == nil || n <= 0 {
+		return
+	}
+	m.missed.WithLabelValues(reason).Add(float64(n))
+}
+
+func (m *Metrics) jobCreateFailed() {
+	if m != nil {
+		m.createFailures.Inc()
+	}
+}
+
+func (m *Metrics) jobDeleted(reason string) {
+	if m != nil {
+		m.deleted.WithLabelValues(reason).Inc()
+	}
+}
+
+// boolValue is 1 for true, 0 for false.
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// unixSeconds is t as a float of seconds since the epoch, as kube-state-metrics exports times.
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }

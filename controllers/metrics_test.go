@@ -1,0 +1,267 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+	"github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+	batchv1 "k8s.io/api/batch/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
+)
+
+// counts is what the counters say, by "metric{label}" (label values only).
+type counts map[string]float64
+
+func (m *Metrics) counts() counts {
+	c := counts{
+		"create_failures": testutil.ToFloat64(m.createFailures),
+		"skew_samples":    float64(histogramCount(m.skew)),
+	}
+	for _, t := range []string{TriggerSchedule, TriggerCatchUp} {
+		c["started{"+t+"}"] = testutil.ToFloat64(m.started.WithLabelValues(t))
+	}
+	for _, r := range []string{MissedPastDeadline, MissedTooMany, MissedSuperseded, MissedForbid} {
+		c["missed{"+r+"}"] = testutil.ToFloat64(m.missed.WithLabelValues(r))
+	}
+	for _, r := range []string{DeletedHistory, DeletedReplace} {
+		c["deleted{"+r+"}"] = testutil.ToFloat64(m.deleted.WithLabelValues(r))
+	}
+	return c
+}
+
+// nonZero drops the zero counts, so that a case states only what moved.
+func (c counts) nonZero() counts {
+	out := counts{}
+	for k, v := range c {
+		if v != 0 {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func histogramCount(h prometheus.Histogram) uint64 { return histogramOf(h).GetSampleCount() }
+
+func histogramOf(h prometheus.Histogram) *dto.Histogram {
+	var m dto.Metric
+	if err := h.Write(&m); err != nil {
+		panic(err)
+	}
+	return m.GetHistogram()
+}
+
+// TestMetricsCountEachRunOnce reconciles each case at the instants given, on the fake clock, and checks
+// what the counters say afterwards: a run counts once however many reconciles see it.
+func TestMetricsCountEachRunOnce(t *testing.T) {
+	errQuota := errors.New("exceeded quota")
+	failJobCreate := interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+		if _, ok := obj.(*batchv1.Job); ok {
+			return errQuota
+		}
+		return c.Create(ctx, obj, opts...)
+	}}
+	priorHour := topOfTheHour.Add(-time.Hour)
+	cases := []struct {
+		name    string
+		cronJob *builders.CronJobWrapper
+		jobs    []*batchv1.Job
+		funcs   interceptor.Funcs
+		at      []time.Time
+		want    counts
+		skew    time.Duration // the one skew observed, when a run started
+	}{{
+		name: "a run started on time counts as schedule, with its skew",
+		at:   []time.Time{topOfTheHour.Add(-time.Minute), topOfTheHour.Add(2 * time.Second), topOfTheHour.Add(3 * time.Second)},
+		want: counts{"started{schedule}": 1, "skew_samples": 1},
+		skew: 2 * time.Second,
+	}, {
+		name: "a run due before the first reconcile of this process is a catch-up",
+		at:   []time.Time{topOfTheHour.Add(5 * time.Minute)},
+		want: counts{"started{catch_up}": 1, "skew_samples": 1},
+		skew: 5 * time.Minute,
+	}, {
+		name:    "after two hours down, the most recent of three runs due starts and the two before it are superseded",
+		cronJob: hourly().CreationTimestamp(topOfTheHour.Add(-2*time.Hour - 30*time.Minute)),
+		at:      []time.Time{topOfTheHour.Add(-2*time.Hour - 15*time.Minute), topOfTheHour.Add(time.Second)},
+		want:    counts{"started{catch_up}": 1, "missed{superseded}": 2, "skew_samples": 1},
+		skew:    time.Second,
+	}, {
+		name:    "more than 100 runs due at once: 100 are counted as too many missed",
+		cronJob: hourly().CreationTimestamp(topOfTheHour.Add(-200 * time.Hour)),
+		at:      []time.Time{topOfTheHour.Add(time.Second), topOfTheHour.Add(2 * time.Second)},
+		want:    counts{"started{catch_up}": 1, "missed{too_many_missed}": maxMissedTimes, "skew_samples": 1},
+		skew:    time.Second,
+	}, {
+		name:    "a run past startingDeadlineSeconds is missed once, however often it is seen",
+		cronJob: hourly().StartingDeadlineSeconds(60),
+		at:      []time.Time{topOfTheHour.Add(2 * time.Minute), topOfTheHour.Add(3 * time.Minute), topOfTheHour.Add(4 * time.Minute)},
+		want:    counts{"missed{past_deadline}": 1},
+	}, {
+		name:    "a run skipped by Forbid is counted once, when first skipped",
+		cronJob: hourly().Forbid().LastScheduleTime(priorHour).Active(runningJob(priorHour)),
+		jobs:    []*batchv1.Job{runningJob(priorHour)},
+		at:      []time.Time{topOfTheHour.Add(time.Second), topOfTheHour.Add(time.Minute)},
+		want:    counts{"missed{forbid}": 1},
+	}, {
+		name:  "each failed Job create counts",
+		funcs: failJobCreate,
+		at:    []time.Time{topOfTheHour.Add(time.Second), topOfTheHour.Add(2 * time.Second)},
+		want:  counts{"create_failures": 2},
+	}, {
+		name:    "finished Jobs beyond the history limit count as history deletes",
+		cronJob: hourly().HistoryLimits(1, 1).LastScheduleTime(priorHour),
+		jobs:    []*batchv1.Job{doneJob(priorHour.Add(-2 * time.Hour)), doneJob(priorHour.Add(-time.Hour)), doneJob(priorHour)},
+		at:      []time.Time{topOfTheHour.Add(-time.Minute), topOfTheHour.Add(-30 * time.Second)},
+		want:    counts{"deleted{history}": 2},
+	}, {
+		name:    "Replace deletes the active Job: one replace delete, one run started",
+		cronJob: hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(priorHour)),
+		jobs:    []*batchv1.Job{runningJob(priorHour)},
+		at:      []time.Time{topOfTheHour.Add(-time.Minute), topOfTheHour.Add(time.Second)},
+		want:    counts{"deleted{replace}": 1, "started{schedule}": 1, "skew_samples": 1},
+		skew:    time.Second,
+	}}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			objs := []client.Object{cronJobOf(tc.cronJob)}
+			for _, j := range tc.jobs {
+				objs = append(objs, j)
+			}
+			f := newFixture(t, tc.at[0], tc.funcs, objs...)
+			f.r.Metrics = NewMetrics()
+			for _, at := range tc.at {
+				f.setTime(at)
+				_, _ = f.reconcile(t) // errors are part of some cases; the counters say what happened
+			}
+			if diff := cmp.Diff(tc.want, f.r.Metrics.counts().nonZero()); diff != "" {
+				t.Errorf("counters (-want +got):\n%s", diff)
+			}
+			if tc.skew != 0 {
+				if got := histogramOf(f.r.Metrics.skew).GetSampleSum(); got != tc.skew.Seconds() {
+					t.Errorf("skew sum: got %v s, want %v s", got, tc.skew.Seconds())
+				}
+			}
+		})
+	}
+}
+
+func TestMetricNamesAreTheRegisteredOnes(t *testing.T) {
+	var got []string
+	for _, c := range append(NewMetrics().Collectors(), newStateCollector(nil, logr.Discard())) {
+		ch := make(chan *prometheus.Desc, 20)
+		c.Describe(ch)
+		close(ch)
+		for d := range ch {
+			s := d.String()
+			_, rest, _ := strings.Cut(s, `fqName: "`)
+			name, _, _ := strings.Cut(rest, `"`)
+			got = append(got, name)
+		}
+	}
+	if diff := cmp.Diff(MetricNames(), got); diff != "" {
+		t.Errorf("MetricNames (-listed +described):\n%s", diff)
+	}
+}
+
+// TestStateMetrics checks the per-CronJob series of a scrape over the cache (here a fake client): the times
+// of the status, the next scheduled time (in the past when a run is overdue, absent while suspended), the
+// active Jobs, suspend, and the Ready condition as three series.
+func TestStateMetrics(t *testing.T) {
+	priorHour := topOfTheHour.Add(-time.Hour)
+	ready := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: cronjobv1.ReasonScheduled, LastTransitionTime: metav1.NewTime(priorHour)}
+	f := newFixture(t, topOfTheHour, interceptor.Funcs{},
+		cronJobOf(hourly().TimeZone("Europe/Berlin").LastScheduleTime(priorHour).LastSuccessfulTime(priorHour.Add(time.Minute)).
+			LastFailureTime(priorHour.Add(-59*time.Minute)).Active(runningJob(priorHour)).Condition(ready)),
+		cronJobOf(builders.MakeCronJob("paused", testNamespace).Schedule("*/5 * * * *").Forbid().Suspend().
+			UID("paused-uid").CreationTimestamp(created).Generation(1)),
+	)
+	c := newStateCollector(f.client, logr.Discard())
+	unix := func(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
+	want := `
+# HELP cronjob_operator_cronjob_status_active Number of active Jobs (status.active).
+# TYPE cronjob_operator_cronjob_status_active gauge
+cronjob_operator_cronjob_status_active{cronjob="hourly",namespace="ns"} 1
+cronjob_operator_cronjob_status_active{cronjob="paused",namespace="ns"} 0
+# HELP cronjob_operator_cronjob_spec_suspend 1 when spec.suspend is true, else 0.
+# TYPE cronjob_operator_cronjob_spec_suspend gauge
+cronjob_operator_cronjob_spec_suspend{cronjob="hourly",namespace="ns"} 0
+cronjob_operator_cronjob_spec_suspend{cronjob="paused",namespace="ns"} 1
+# HELP cronjob_operator_cronjob_status_condition The CronJob's conditions: 1 on the series of the current status (true, false or unknown), 0 on the others.
+# TYPE cronjob_operator_cronjob_status_condition gauge
+cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="hourly",namespace="ns",reason="Scheduled",status="false"} 0
+cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="hourly",namespace="ns",reason="Scheduled",status="true"} 1
+cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="hourly",namespace="ns",reason="Scheduled",status="unknown"} 0
+cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="paused",namespace="ns",reason="",status="false"} 0
+cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="paused",namespace="ns",reason="",status="true"} 0
+cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="paused",namespace="ns",reason="",status="unknown"} 1
+# HELP cronjob_operator_cronjob_info Information about the CronJob; the value is 1.
+# TYPE cronjob_operator_cronjob_info gauge
+cronjob_operator_cronjob_info{concurrency_policy="Allow",cronjob="hourly",namespace="ns",schedule="0 * * * *",time_zone="Europe/Berlin"} 1
+cronjob_operator_cronjob_info{concurrency_policy="Forbid",cronjob="paused",namespace="ns",schedule="*/5 * * * *",time_zone=""} 1
+# HELP cronjob_operator_cronjob_next_schedule_time The first scheduled time after the last run (or the creation or last schedule edit), in unix seconds: in the past when a run is due or was missed, as kube_cronjob_next_schedule_time. Absent while suspended or when the schedule is invalid or never fires.
+# TYPE cronjob_operator_cronjob_next_schedule_time gauge
+cronjob_operator_cronjob_next_schedule_time{cronjob="hourly",namespace="ns"} ` + unix(topOfTheHour) + `
+# HELP cronjob_operator_cronjob_status_last_schedule_time status.lastScheduleTime: the scheduled time of the last run started, in unix seconds.
+# TYPE cronjob_operator_cronjob_status_last_schedule_time gauge
+cronjob_operator_cronjob_status_last_schedule_time{cronjob="hourly",namespace="ns"} ` + unix(priorHour) + `
+# HELP cronjob_operator_cronjob_status_last_successful_time status.lastSuccessfulTime: when the last successful Job completed, in unix seconds.
+# TYPE cronjob_operator_cronjob_status_last_successful_time gauge
+cronjob_operator_cronjob_status_last_successful_time{cronjob="hourly",namespace="ns"} ` + unix(priorHour.Add(time.Minute)) + `
+# HELP cronjob_operator_cronjob_status_last_failure_time status.lastFailureTime: when the last Job failed, in unix seconds.
+# TYPE cronjob_operator_cronjob_status_last_failure_time gauge
+cronjob_operator_cronjob_status_last_failure_time{cronjob="hourly",namespace="ns"} ` + unix(priorHour.Add(-59*time.Minute)) + `
+# HELP cronjob_operator_cronjob_created Creation time of the CronJob, in unix seconds.
+# TYPE cronjob_operator_cronjob_created gauge
+cronjob_operator_cronjob_created{cronjob="hourly",namespace="ns"} ` + unix(created) + `
+cronjob_operator_cronjob_created{cronjob="paused",namespace="ns"} ` + unix(created) + `
+`
+	if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+	// At most 11 series per CronJob (README "Monitoring" sizes a scrape from it).
+	if n := testutil.CollectAndCount(c); n != 11+7 {
+		t.Errorf("series: got %d, want 18 (11 for hourly, 7 for paused: suspended, no status times)", n)
+	}
+}
+
+// TestStateExporterExportsWhileLeading: the state series are there while the exporter runs (it runs on
+// the leader only, NeedLeaderElection), and gone when it stops; a second exporter in the same process
+// exports nothing and does not fail.
+func TestStateExporterExportsWhileLeading(t *testing.T) {
+	g := gomega.NewWithT(t)
+	f := newFixture(t, topOfTheHour, interceptor.Funcs{}, cronJobOf(nil))
+	reg := prometheus.NewRegistry()
+	e := &stateExporter{collector: newStateCollector(f.client, logr.Discard()), registry: reg}
+	g.Expect(e.NeedLeaderElection()).To(gomega.BeTrue())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.Start(ctx) }()
+	exported := func() int {
+		n, err := testutil.GatherAndCount(reg, MetricCronJobInfo)
+		g.Expect(err).NotTo(gomega.HaveOccurred())
+		return n
+	}
+	g.Eventually(exported).WithTimeout(30 * time.Second).Should(gomega.Equal(1))
+
+	second := &stateExporter{collector: newStateCollector(f.client, logr.Discard()), registry: reg}
+	g.Expect(second.Start(context.Background())).To(gomega.Succeed(), "returns at once, without error")
+	g.Expect(exported()).To(gomega.Equal(1), "each CronJob once")
+
+	cancel()
+	g.Eventually(done).WithTimeout(30 * time.Second).Should(gomega.Receive(gomega.BeNil()))
+	g.Expect(exported()).To(gomega.Equal(0), "a replica that no longer leads exports no state")
+}
