@@ -44,6 +44,10 @@ type ManagerOptions struct {
 	// OnReconcile, if set, is called with the outcome of every reconcile (controllers.Options.OnReconcile);
 	// see Outcomes for a recorder.
 	OnReconcile func(types.NamespacedName, controllers.Outcome)
+	// MetricsBindAddress, if set (host:port), serves controller-runtime's metrics registry there over plain
+	// HTTP, as main.go does with --metrics-secure=false. Empty serves none. The registry is the process's:
+	// counters add up over every manager of the process.
+	MetricsBindAddress string
 }
 
 // LeaderElection configures the leader election of a manager, as main.go's --leader-elect does. Leader
@@ -125,7 +129,7 @@ func (m *Manager) Kill() {
 // DeferCleanup. The manager does not take a context: a Ginkgo node's SpecContext ends with the node, which
 // would stop a manager started in a BeforeEach.
 //
-// Health probes and metrics serving are off, so managers can run one after another, or side by side, in
+// Health probes and metrics serving are off (unless MetricsBindAddress is set), so managers can run one after another, or side by side, in
 // the same test process. It serves no webhooks: the suite's one webhook server, started by Init, does (a
 // manager only starts a webhook server once something asks for it with GetWebhookServer, and the
 // controller does not).
@@ -143,6 +147,9 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 		Cache:                  controllers.CacheOptions(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
+	}
+	if opts.MetricsBindAddress != "" {
+		mgrOpts.Metrics.BindAddress = opts.MetricsBindAddress
 	}
 	if opts.Namespace != "" {
 		mgrOpts.Cache = controllers.CacheOptions(opts.Namespace)

@@ -1,0 +1,61 @@
+package integration
+
+import (
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	dto "github.com/prometheus/client_model/go"
+	batchv1 "k8s.io/api/batch/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
+	"github.com/cronjob-operator/cronjob-operator/test/framework"
+)
+
+var _ = Describe("Metrics", func() {
+	It("should serve the skew, the runs started and the CronJob's state on the metrics endpoint", func(ctx SpecContext) {
+		ns := newNamespaceWithoutWebhooks(ctx)
+		cj := builders.MakeCronJob("scraped", ns).Schedule("*/5 * * * *").LastScheduleTime(at("10:00:00")).Obj()
+		Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+
+		clock := framework.NewClock(at("10:04:00"))
+		addr := framework.FreeLocalAddress(Default)
+		DeferCleanup(fwk.StartManager(framework.ManagerOptions{Namespace: ns, Clock: clock, MetricsBindAddress: addr}).Stop)
+		url := fmt.Sprintf("http://%s/metrics", addr)
+		var before map[string]*dto.MetricFamily
+		Eventually(func(g Gomega) {
+			before = framework.Scrape(ctx, g, url)
+			_, exported := framework.MetricValue(before, controllers.MetricCronJobInfo, map[string]string{"namespace": ns, "cronjob": "scraped"})
+			g.Expect(exported).To(BeTrue(), "the state of the CronJob")
+		}).Should(Succeed())
+		// The counters are the process's: later values are compared with these.
+		startedBefore, _ := framework.MetricValue(before, controllers.MetricRunsStarted, map[string]string{"trigger": controllers.TriggerSchedule})
+		skewBefore, _ := framework.MetricValue(before, controllers.MetricJobCreationSkew, nil)
+
+		By("letting the run of 10:05 start two seconds late on the controller's clock")
+		clock.AdvanceTo(at("10:05:02"))
+		Eventually(func(g Gomega) []batchv1.Job {
+			var jobs batchv1.JobList
+			g.Expect(k8sClient.List(ctx, &jobs, client.InNamespace(ns))).To(Succeed())
+			return jobs.Items
+		}).Should(HaveLen(1))
+
+		Eventually(func(g Gomega) {
+			after := framework.Scrape(ctx, g, url)
+			value := func(name string, labels map[string]string) float64 {
+				v, ok := framework.MetricValue(after, name, labels)
+				g.Expect(ok).To(BeTrue(), "%s%v", name, labels)
+				return v
+			}
+			this := map[string]string{"namespace": ns, "cronjob": "scraped"}
+			g.Expect(value(controllers.MetricRunsStarted, map[string]string{"trigger": controllers.TriggerSchedule})).To(Equal(startedBefore + 1))
+			g.Expect(value(controllers.MetricJobCreationSkew, nil)).To(Equal(skewBefore + 1))
+			g.Expect(value(controllers.MetricLastScheduleTime, this)).To(Equal(float64(at("10:05:00").Unix())))
+			g.Expect(value(controllers.MetricNextScheduleTime, this)).To(Equal(float64(at("10:10:00").Unix())))
+			g.Expect(value(controllers.MetricActive, this)).To(Equal(1.0))
+			g.Expect(value(controllers.MetricCondition, map[string]string{"namespace": ns, "cronjob": "scraped", "condition": "Ready", "status": "true"})).To(Equal(1.0))
+		}).Should(Succeed())
+	})
+})
