@@ -152,6 +152,17 @@ func deployOperator(ctx context.Context, kubeconfig string) {
 	apply.Stdin = strings.NewReader(string(manifests))
 	out, err := apply.CombinedOutput()
 	Expect(err).NotTo(HaveOccurred(), "kubectl apply: %s", out)
+	if settings.keepCluster {
+		// A reused cluster may run the manager of an earlier run: the image tag is the same, so the apply
+		// changes nothing and the pods keep the old image. Roll them onto the image just loaded.
+		By("restarting the manager of the reused cluster on the image just loaded")
+		patchManager(ctx, func(d *appsv1.Deployment) {
+			if d.Spec.Template.Annotations == nil {
+				d.Spec.Template.Annotations = map[string]string{}
+			}
+			d.Spec.Template.Annotations["e2e.cronjob-operator.dev/deployed-at"] = time.Now().UTC().Format(time.RFC3339Nano)
+		})
+	}
 
 	By("waiting for the manager to be available (webhook certificate provisioned and mounted)")
 	start := time.Now()
