@@ -63,7 +63,8 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	ctx, cancel := context.WithTimeout(context.Background(), stateListTimeout)
 	defer cancel()
 	var list cronjobv1.CronJobList
-	if err := c.reader.List(ctx, &list); err != nil {
+	// Read-only: the cache's objects themselves, not copies (10,000 CronJobs would be copied per scrape).
+	if err := c.reader.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
 		c.log.Error(err, "Listing CronJobs for the state metrics")
 		return
 	}
