@@ -25,18 +25,18 @@ import (
 
 func main() {
 	var (
-		probeAddr              string
-		pprofAddr              string
-		leaderElect            bool
-		enableWebhooks         bool
-		maxConcurrent          int
-		qps                    float64
-		burst                  int
-		leaseDuration          time.Duration
-		renewDeadline          time.Duration
-		retryPeriod            time.Duration
-		certs                  webhookCertOptions
-		servers                serverOptions
+		probeAddr      string
+		pprofAddr      string
+		leaderElect    bool
+		enableWebhooks bool
+		maxConcurrent  int
+		qps            float64
+		burst          int
+		leaseDuration  time.Duration
+		renewDeadline  time.Duration
+		retryPeriod    time.Duration
+		certs          webhookCertOptions
+		servers        serverOptions
 	)
 	flag.StringVar(&servers.metricsAddr, "metrics-bind-address", "0", "Address the metrics endpoint binds to, e.g. :8443 (HTTPS) or :8080 (HTTP); 0 disables it.")
 	flag.BoolVar(&servers.metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS, for authenticated and authorized clients only (TokenReview and SubjectAccessReview).")
