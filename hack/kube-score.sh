@@ -3,7 +3,9 @@
 # set to IMG as hack/deploy.sh sets it) with kube-score, twice:
 #   default         config/default as shipped; its NetworkPolicies are off by default, so the
 #                   pod-networkpolicy check is skipped here and only here;
-#   network-policy  config/default with its `- ../network-policy` line enabled.
+#   network-policy  config/default with its `- ../network-policy` line enabled;
+#   certmanager     config/default with its NetworkPolicies and the ../certmanager component (which also
+#                   checks that the component still builds).
 # Both skip container-image-pull-policy (config/manager/manager.yaml says why). The README's "Security"
 # section explains every skipped check and warning. It fails on any critical finding; the reports go to OUT
 # (default bin/kube-score-report/).
@@ -44,8 +46,15 @@ grep -q '^- ../network-policy$' "${tmp}/config/default/kustomization.yaml" || {
   exit 1
 }
 "${KUSTOMIZE}" build "${tmp}/config/default" > "${tmp}/network-policy.yaml"
+sed -i 's|^# components:$|components:|; s|^# - ../certmanager$|- ../certmanager|' "${tmp}/config/default/kustomization.yaml"
+grep -q '^- ../certmanager$' "${tmp}/config/default/kustomization.yaml" || {
+  echo "kube-score.sh: config/default/kustomization.yaml has no '# - ../certmanager' component to enable" >&2
+  exit 1
+}
+"${KUSTOMIZE}" build "${tmp}/config/default" > "${tmp}/certmanager.yaml"
 
 rc=0
 score default --ignore-test pod-networkpolicy || rc=1
 score network-policy || rc=1
+score certmanager || rc=1
 exit "${rc}"
