@@ -67,7 +67,7 @@ func managerManifests() (*corev1.Namespace, *appsv1.Deployment) {
 		namespace  *corev1.Namespace
 		deployment *appsv1.Deployment
 	)
-	for _, doc := range bytes.Split(raw, []byte("\n---\n")) {
+	for doc := range bytes.SplitSeq(raw, []byte("\n---\n")) {
 		var meta metav1.TypeMeta
 		Expect(yaml.Unmarshal(doc, &meta)).To(Succeed())
 		switch meta.Kind {
