@@ -38,12 +38,7 @@ func main() {
 		certs          webhookCertOptions
 		servers        serverOptions
 	)
-	flag.StringVar(&servers.metricsAddr, "metrics-bind-address", "0", "Address the metrics endpoint binds to, e.g. :8443 (HTTPS) or :8080 (HTTP); 0 disables it.")
-	flag.BoolVar(&servers.metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS, for authenticated and authorized clients only (TokenReview and SubjectAccessReview).")
-	flag.StringVar(&servers.metricsCert.dir, "metrics-cert-path", "", "Directory of the metrics serving certificate (e.g. the mount of a cert-manager Secret); empty: a self-signed certificate generated at start.")
-	flag.StringVar(&servers.metricsCert.name, "metrics-cert-name", "tls.crt", "File name of the metrics serving certificate in --metrics-cert-path.")
-	flag.StringVar(&servers.metricsCert.key, "metrics-cert-key", "tls.key", "File name of the metrics serving certificate's private key in --metrics-cert-path.")
-	flag.BoolVar(&servers.enableHTTP2, "enable-http2", false, "Let the metrics and webhook servers negotiate HTTP/2. Off by default: HTTP/1.1 only, against HTTP/2 Rapid Reset (CVE-2023-44487, CVE-2023-39325).")
+	servers.bindFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "Address Go's pprof endpoints (/debug/pprof/) bind to, e.g. 127.0.0.1:6060; empty disables them. For profiling only: they are unauthenticated.")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Enable leader election, so that only one manager replica acts at a time.")
@@ -52,9 +47,6 @@ func main() {
 	flag.DurationVar(&retryPeriod, "leader-elect-retry-period", 2*time.Second, "How often candidates try to take the Lease, and the leader renews it.")
 	flag.BoolVar(&enableWebhooks, "enable-webhooks", false, "Serve the CronJob defaulting and validating admission webhooks on :9443 (config/webhook).")
 	flag.BoolVar(&certs.rotate, "webhook-cert-rotation", true, "With --enable-webhooks: provision and rotate the webhook serving certificate in the Secret --webhook-cert-secret and inject its CA into the webhook configurations. Turn off when cert-manager provides the certificate (config/certmanager).")
-	flag.StringVar(&servers.webhookCert.dir, "webhook-cert-path", "/tmp/k8s-webhook-server/serving-certs", "Directory of the webhook serving certificate: the mount of its Secret, which the rotator or cert-manager fills.")
-	flag.StringVar(&servers.webhookCert.name, "webhook-cert-name", "tls.crt", "File name of the webhook serving certificate in --webhook-cert-path (and its key in the Secret).")
-	flag.StringVar(&servers.webhookCert.key, "webhook-cert-key", "tls.key", "File name of the webhook serving certificate's private key in --webhook-cert-path (and its key in the Secret).")
 	flag.StringVar(&certs.secret, "webhook-cert-secret", "cronjob-operator-webhook-server-cert", "Secret, in the manager's namespace, that holds the webhook serving certificate.")
 	flag.StringVar(&certs.service, "webhook-service", "cronjob-operator-webhook-service", "Service in front of the webhook server; the certificate is issued for <service>.<namespace>.svc.")
 	flag.StringVar(&certs.mutating, "mutating-webhook-configuration", "cronjob-operator-mutating-webhook-configuration", "MutatingWebhookConfiguration whose caBundle the rotator keeps.")

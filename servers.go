@@ -2,6 +2,7 @@ package main
 
 import (
 	"crypto/tls"
+	"flag"
 
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -31,6 +32,20 @@ type serverOptions struct {
 	webhookCert certFiles
 	// enableHTTP2 lets both servers negotiate HTTP/2; off by default (see tlsOptions).
 	enableHTTP2 bool
+}
+
+// bindFlags registers the flags of o on fs, with their defaults: metrics off ("0"), HTTPS when on, HTTP/2
+// off, the webhook certificate in /tmp/k8s-webhook-server/serving-certs, files tls.crt and tls.key.
+func (o *serverOptions) bindFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.metricsAddr, "metrics-bind-address", "0", "Address the metrics endpoint binds to, e.g. :8443 (HTTPS) or :8080 (HTTP); 0 disables it.")
+	fs.BoolVar(&o.metricsSecure, "metrics-secure", true, "Serve metrics over HTTPS, for authenticated and authorized clients only (TokenReview and SubjectAccessReview).")
+	fs.StringVar(&o.metricsCert.dir, "metrics-cert-path", "", "Directory of the metrics serving certificate (e.g. the mount of a cert-manager Secret); empty: a self-signed certificate generated at start.")
+	fs.StringVar(&o.metricsCert.name, "metrics-cert-name", "tls.crt", "File name of the metrics serving certificate in --metrics-cert-path.")
+	fs.StringVar(&o.metricsCert.key, "metrics-cert-key", "tls.key", "File name of the metrics serving certificate's private key in --metrics-cert-path.")
+	fs.BoolVar(&o.enableHTTP2, "enable-http2", false, "Let the metrics and webhook servers negotiate HTTP/2. Off by default: HTTP/1.1 only, against HTTP/2 Rapid Reset (CVE-2023-44487, CVE-2023-39325).")
+	fs.StringVar(&o.webhookCert.dir, "webhook-cert-path", "/tmp/k8s-webhook-server/serving-certs", "Directory of the webhook serving certificate: the mount of its Secret, which the rotator or cert-manager fills.")
+	fs.StringVar(&o.webhookCert.name, "webhook-cert-name", "tls.crt", "File name of the webhook serving certificate in --webhook-cert-path (and its key in the Secret).")
+	fs.StringVar(&o.webhookCert.key, "webhook-cert-key", "tls.key", "File name of the webhook serving certificate's private key in --webhook-cert-path (and its key in the Secret).")
 }
 
 // tlsOptions returns the TLS settings both servers apply. Unless enableHTTP2 is set, they offer only

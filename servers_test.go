@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
+	"flag"
 	"net"
 	"os"
 	"path/filepath"
@@ -22,24 +23,21 @@ import (
 const serverWait = 10 * time.Second
 
 // TestServersNegotiateHTTP2OnlyWhenEnabled starts the real metrics and webhook servers from the options
-// main builds and checks, with a client that prefers h2, which protocol ALPN picks.
+// main's flags give and checks, with a client that prefers h2, which protocol ALPN picks.
 func TestServersNegotiateHTTP2OnlyWhenEnabled(t *testing.T) {
 	cases := map[string]struct {
-		enableHTTP2 bool
-		want        string
+		args []string
+		want string
 	}{
-		"default: HTTP/1.1 only":      {enableHTTP2: false, want: "http/1.1"},
-		"--enable-http2: h2 accepted": {enableHTTP2: true, want: "h2"},
+		"default: HTTP/1.1 only":      {want: "http/1.1"},
+		"--enable-http2: h2 accepted": {args: []string{"--enable-http2"}, want: "h2"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			g := NewWithT(t)
 			dir := writeCert(t, "webhook.example", "cert.pem", "key.pem")
-			opts := serverOptions{
-				metricsSecure: true,
-				webhookCert:   certFiles{dir: dir, name: "cert.pem", key: "key.pem"},
-				enableHTTP2:   tc.enableHTTP2,
-			}
+			opts := parseServerFlags(t, append(tc.args,
+				"--webhook-cert-path="+dir, "--webhook-cert-name=cert.pem", "--webhook-cert-key=key.pem")...)
 
 			metricsAddr := startMetricsServer(t, opts)
 			webhookAddr := startWebhookServer(t, opts)
@@ -58,20 +56,21 @@ func TestServersNegotiateHTTP2OnlyWhenEnabled(t *testing.T) {
 // presents the certificate in those files, not the self-signed one it makes without them.
 func TestMetricsServerServesTheGivenCertificate(t *testing.T) {
 	cases := map[string]struct {
-		cert     *certFiles
+		withCert bool
 		wantHost string
 	}{
 		"no --metrics-cert-path: self-signed for localhost": {wantHost: "localhost"},
-		"--metrics-cert-path with custom names":             {cert: &certFiles{name: "m.crt", key: "m.key"}, wantHost: "metrics.example"},
+		"--metrics-cert-path with custom names":             {withCert: true, wantHost: "metrics.example"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			g := NewWithT(t)
-			opts := serverOptions{metricsSecure: true}
-			if tc.cert != nil {
-				opts.metricsCert = *tc.cert
-				opts.metricsCert.dir = writeCert(t, "metrics.example", tc.cert.name, tc.cert.key)
+			var args []string
+			if tc.withCert {
+				dir := writeCert(t, "metrics.example", "m.crt", "m.key")
+				args = []string{"--metrics-cert-path=" + dir, "--metrics-cert-name=m.crt", "--metrics-cert-key=m.key"}
 			}
+			opts := parseServerFlags(t, args...)
 			addr := startMetricsServer(t, opts)
 			g.Eventually(func() ([]string, error) {
 				state, err := handshake(addr)
@@ -82,6 +81,18 @@ func TestMetricsServerServesTheGivenCertificate(t *testing.T) {
 			}).WithTimeout(serverWait).Should(ContainElement(tc.wantHost))
 		})
 	}
+}
+
+// parseServerFlags returns the server options that main's flags give for args.
+func parseServerFlags(t *testing.T, args ...string) serverOptions {
+	t.Helper()
+	var o serverOptions
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	o.bindFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("parsing %v: %v", args, err)
+	}
+	return o
 }
 
 // startMetricsServer starts the metrics server of opts on a free local port until the test ends and returns
