@@ -241,7 +241,7 @@ $(GREMLINS):
 	hack/go-install-tool.sh $(LOCALBIN)/gremlins github.com/go-gremlins/gremlins/cmd/gremlins $(GREMLINS_VERSION)
 
 .PHONY: kube-score-tool
-kube-score-tool: $(KUBE_SCORE) ## Build kube-score from hack/tools/kube-score into bin/ if needed (cold: about a minute).
+kube-score-tool: $(KUBE_SCORE) ## Build kube-score from hack/tools/kube-score into bin/ if needed (cold: 1-3.5 min).
 $(KUBE_SCORE): hack/tools/kube-score/go.mod hack/tools/kube-score/go.sum
 	cd hack/tools/kube-score && go build -trimpath -o $(KUBE_SCORE) github.com/zegl/kube-score/cmd/kube-score
 	ln -sfn $(notdir $(KUBE_SCORE)) $(LOCALBIN)/kube-score
