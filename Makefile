@@ -60,6 +60,14 @@ lint-fix: golangci-lint ## Run golangci-lint and apply the fixes it can (formatt
 verify: lint ## Lint, then check that make manifests/generate/fmt and go mod tidy change nothing (hack/verify.sh).
 	MAKE="$(MAKE)" hack/verify.sh
 
+# kube-score: scores the rendered config/default, as shipped and with its NetworkPolicies enabled, with the
+# image set to KUBE_SCORE_IMG (a versioned stand-in for IMG; hack/kube-score.sh, README "Security").
+KUBE_SCORE_IMG ?= example.com/cronjob-operator:v0.1.0
+
+.PHONY: kube-score
+kube-score: kustomize kube-score-tool ## Score the manifests of make deploy with kube-score; fails on a critical finding (reports in bin/kube-score-report/).
+	KUSTOMIZE="$(KUSTOMIZE)" KUBE_SCORE="$(KUBE_SCORE)" IMG="$(KUBE_SCORE_IMG)" hack/kube-score.sh
+
 .PHONY: test
 test: manifests generate fmt vet envtest-assets ## Run all tests (unit and envtest) with coverage in cover.out.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./... -coverpkg=./api/...,./controllers/... -coverprofile cover.out
@@ -195,6 +203,8 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 # v5.8.3 is newer but needs Go 1.27; this module and the Dockerfile use Go 1.26.
 KUSTOMIZE_VERSION ?= v5.8.2
 GREMLINS_VERSION ?= v0.6.0
+# kube-score is built from its own module, hack/tools/kube-score, whose go.mod pins the version.
+KUBE_SCORE_VERSION := $(shell awk '$$1 == "require" && $$2 == "github.com/zegl/kube-score" { print $$3 }' hack/tools/kube-score/go.mod)
 
 GINKGO_VERSION ?= $(shell go list -m -f '{{.Version}}' github.com/onsi/ginkgo/v2)
 
@@ -203,6 +213,7 @@ GINKGO ?= $(LOCALBIN)/ginkgo-$(GINKGO_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 GREMLINS ?= $(LOCALBIN)/gremlins-$(GREMLINS_VERSION)
+KUBE_SCORE ?= $(LOCALBIN)/kube-score-$(KUBE_SCORE_VERSION)
 
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN) ## Install controller-gen into bin/ if needed.
@@ -228,6 +239,12 @@ $(GINKGO):
 gremlins: $(GREMLINS) ## Install gremlins (mutation testing) into bin/ if needed.
 $(GREMLINS):
 	hack/go-install-tool.sh $(LOCALBIN)/gremlins github.com/go-gremlins/gremlins/cmd/gremlins $(GREMLINS_VERSION)
+
+.PHONY: kube-score-tool
+kube-score-tool: $(KUBE_SCORE) ## Build kube-score from hack/tools/kube-score into bin/ if needed (cold: 1-3.5 min).
+$(KUBE_SCORE): hack/tools/kube-score/go.mod hack/tools/kube-score/go.sum
+	cd hack/tools/kube-score && go build -trimpath -o $(KUBE_SCORE) github.com/zegl/kube-score/cmd/kube-score
+	ln -sfn $(notdir $(KUBE_SCORE)) $(LOCALBIN)/kube-score
 
 # kubectl builds kubectl with envtest-assets unless KUBECTL was given.
 .PHONY: kubectl

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"net/http"
 	"os"
+	"runtime/debug"
 	"time"
 
 	_ "time/tzdata" // spec.timeZone must resolve in a FROM scratch image with no zoneinfo.
@@ -16,8 +17,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -26,20 +25,20 @@ import (
 
 func main() {
 	var (
-		metricsAddr, probeAddr string
-		pprofAddr              string
-		leaderElect, secure    bool
-		enableWebhooks         bool
-		maxConcurrent          int
-		qps                    float64
-		burst                  int
-		leaseDuration          time.Duration
-		renewDeadline          time.Duration
-		retryPeriod            time.Duration
-		certs                  webhookCertOptions
+		probeAddr      string
+		pprofAddr      string
+		leaderElect    bool
+		enableWebhooks bool
+		maxConcurrent  int
+		qps            float64
+		burst          int
+		leaseDuration  time.Duration
+		renewDeadline  time.Duration
+		retryPeriod    time.Duration
+		certs          webhookCertOptions
+		servers        serverOptions
 	)
-	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "Address the metrics endpoint binds to, e.g. :8443 (HTTPS) or :8080 (HTTP); 0 disables it.")
-	flag.BoolVar(&secure, "metrics-secure", true, "Serve metrics over HTTPS, for authenticated and authorized clients only (TokenReview and SubjectAccessReview).")
+	servers.bindFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
 	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "Address Go's pprof endpoints (/debug/pprof/) bind to, e.g. 127.0.0.1:6060; empty disables them. For profiling only: they are unauthenticated.")
 	flag.BoolVar(&leaderElect, "leader-elect", false, "Enable leader election, so that only one manager replica acts at a time.")
@@ -48,7 +47,6 @@ func main() {
 	flag.DurationVar(&retryPeriod, "leader-elect-retry-period", 2*time.Second, "How often candidates try to take the Lease, and the leader renews it.")
 	flag.BoolVar(&enableWebhooks, "enable-webhooks", false, "Serve the CronJob defaulting and validating admission webhooks on :9443 (config/webhook).")
 	flag.BoolVar(&certs.rotate, "webhook-cert-rotation", true, "With --enable-webhooks: provision and rotate the webhook serving certificate in the Secret --webhook-cert-secret and inject its CA into the webhook configurations. Turn off when cert-manager provides the certificate (config/certmanager).")
-	flag.StringVar(&certs.dir, "webhook-cert-dir", "/tmp/k8s-webhook-server/serving-certs", "Directory the webhook server reads tls.crt and tls.key from: the mount of the certificate's Secret.")
 	flag.StringVar(&certs.secret, "webhook-cert-secret", "cronjob-operator-webhook-server-cert", "Secret, in the manager's namespace, that holds the webhook serving certificate.")
 	flag.StringVar(&certs.service, "webhook-service", "cronjob-operator-webhook-service", "Service in front of the webhook server; the certificate is issued for <service>.<namespace>.svc.")
 	flag.StringVar(&certs.mutating, "mutating-webhook-configuration", "cronjob-operator-mutating-webhook-configuration", "MutatingWebhookConfiguration whose caBundle the rotator keeps.")
@@ -61,6 +59,16 @@ func main() {
 	flag.Parse()
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
 	log := ctrl.Log.WithName("setup")
+	certs.files = servers.webhookCert
+
+	memLimit, err := memoryLimit(os.Getenv)
+	if err != nil {
+		log.Error(err, "Unable to set the Go memory limit")
+		os.Exit(1)
+	}
+	if memLimit > 0 {
+		debug.SetMemoryLimit(memLimit)
+	}
 
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
@@ -72,8 +80,8 @@ func main() {
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Cache:                  controllers.CacheOptions(),
-		Metrics:                metricsOptions(metricsAddr, secure),
-		WebhookServer:          webhook.NewServer(webhook.Options{CertDir: certs.dir}),
+		Metrics:                servers.metrics(),
+		WebhookServer:          webhook.NewServer(servers.webhook()),
 		HealthProbeBindAddress: probeAddr,
 		PprofBindAddress:       pprofAddr,
 		LeaderElection:         leaderElect,
@@ -118,19 +126,10 @@ func main() {
 		log.Error(err, "Unable to set up ready check")
 		os.Exit(1)
 	}
-	log.Info("Starting manager", "leaderElect", leaderElect, "webhooks", enableWebhooks, "maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst)
+	log.Info("Starting manager", "leaderElect", leaderElect, "webhooks", enableWebhooks, "maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst,
+		"http2", servers.enableHTTP2, "goMemoryLimit", debug.SetMemoryLimit(-1))
 	if err := cronJobs.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "Manager exited with an error")
 		os.Exit(1)
 	}
-}
-
-// metricsOptions serves metrics on addr; when secure, over HTTPS with a self-signed certificate and only to
-// clients that the API server authenticates and authorizes (the kubebuilder v4 default).
-func metricsOptions(addr string, secure bool) metricsserver.Options {
-	opts := metricsserver.Options{BindAddress: addr, SecureServing: secure}
-	if secure {
-		opts.FilterProvider = filters.WithAuthenticationAndAuthorization
-	}
-	return opts
 }

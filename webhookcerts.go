@@ -22,10 +22,11 @@ import (
 // webhookCertOptions says where the webhook serving certificate comes from.
 type webhookCertOptions struct {
 	// rotate: provision and rotate the certificate with cert-controller; false when cert-manager (or an
-	// operator) mounts one into dir.
+	// operator) mounts one into files.dir.
 	rotate bool
-	// dir is where the webhook server reads tls.crt and tls.key (the mount of secret).
-	dir string
+	// files is where the webhook server reads the certificate and key (the mount of secret); their file
+	// names are also their keys in the Secret.
+	files certFiles
 	// secret names the Secret, in the manager's namespace, that holds the certificate and its CA.
 	secret string
 	// service is the name of the Service in front of the webhook server; the certificate is for
@@ -36,7 +37,7 @@ type webhookCertOptions struct {
 }
 
 // addWebhookCertRotator registers cert-controller's rotator with the manager when o.rotate is set, and
-// returns a channel that is closed once the certificate is in o.dir (at once when not rotating). The
+// returns a channel that is closed once the certificate is in o.files (at once when not rotating). The
 // rotator creates a CA and a serving certificate in the Secret (the Secret must exist: config/webhook
 // ships it empty, so that its volume mounts), renews them before they expire, and writes the CA into the
 // caBundle of the webhook configurations. Every replica runs it, leader or not: each one serves webhooks.
@@ -53,7 +54,9 @@ func addWebhookCertRotator(mgr ctrl.Manager, o webhookCertOptions) (<-chan struc
 	}
 	err = rotator.AddRotator(mgr, &rotator.CertRotator{
 		SecretKey:      types.NamespacedName{Namespace: ns, Name: o.secret},
-		CertDir:        o.dir,
+		CertDir:        o.files.dir,
+		CertName:       o.files.name,
+		KeyName:        o.files.key,
 		CAName:         "cronjob-operator-ca",
 		CAOrganization: "cronjob-operator",
 		DNSName:        fmt.Sprintf("%s.%s.svc", o.service, ns),
