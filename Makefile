@@ -102,10 +102,10 @@ e2e-images: ## Make the kind node image (pulled, or built offline: ~45-60 min co
 	$(MAKE) docker-build IMG=$(E2E_MANAGER_IMAGE) GO_TAGS=e2e_faults
 
 .PHONY: e2e
-e2e: manifests generate kustomize kubectl ginkgo ## Run the kind e2e and chaos suites (needs root for Docker). KEEP_CLUSTER=1 keeps the cluster.
+e2e: manifests generate kustomize kubectl ginkgo helm ## Run the kind e2e and chaos suites (needs root for Docker). KEEP_CLUSTER=1 keeps the cluster.
 	eval "$$(hack/kind/docker.sh env)" && $(MAKE) e2e-images && \
 	E2E_NODE_IMAGE="$$(cat bin/kind-node-image)" E2E_MANAGER_IMAGE=$(E2E_MANAGER_IMAGE) E2E_CLUSTER=$(E2E_CLUSTER) \
-	E2E_ARTIFACTS=$(E2E_ARTIFACTS) KIND=$(LOCALBIN)/kind KUSTOMIZE=$(KUSTOMIZE) KUBECTL=$(KUBECTL) \
+	E2E_ARTIFACTS=$(E2E_ARTIFACTS) KIND=$(LOCALBIN)/kind KUSTOMIZE=$(KUSTOMIZE) KUBECTL=$(KUBECTL) HELM=$(HELM) \
 	$(GINKGO) -tags e2e --procs=$(E2E_PROCS) --timeout=60m --poll-progress-after=120s -v \
 		--junit-report=junit.xml --output-dir=$(E2E_ARTIFACTS) $(E2E_ARGS) ./e2e
 

@@ -226,12 +226,12 @@ func (c *chart) write(out string) error {
 		return err
 	}
 	files := map[string]string{
-		"Chart.yaml":              chartYAML(c.values),
-		"values.yaml":             valuesYAML(c.values),
-		".helmignore":             helmignore,
-		"templates/_helpers.tpl":  helpers,
-		"templates/NOTES.txt":     notes,
-		"README.md":               chartReadme,
+		"Chart.yaml":                 chartYAML(c.values),
+		"values.yaml":                valuesYAML(c.values),
+		".helmignore":                helmignore,
+		"templates/_helpers.tpl":     helpers,
+		"templates/NOTES.txt":        notes,
+		"README.md":                  chartReadme,
 		"ci/all-options-values.yaml": allOptionsValues,
 	}
 	for name, text := range c.files {

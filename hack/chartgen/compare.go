@@ -53,4 +53,3 @@ func byKey(objs []object) map[string]object {
 	}
 	return out
 }
-
