@@ -99,8 +99,22 @@ func (c *chart) deployment(t *template, o, fullVersion object) error {
 // --watch-namespaces are set from enableHTTP2 and watchNamespaces (their config/ values become the
 // defaults); extraArgs are appended.
 func (c *chart) args(t *template, args, fullArgs []any) []any {
+	// In the order of the full build, so that a flag the full build adds stays where it puts it.
+	order := args
+	if fullArgs != nil {
+		order = fullArgs
+		for _, a := range args {
+			if !slices.Contains(fullArgs, a) {
+				order = append(order, a)
+			}
+		}
+	}
 	var out []any
-	for _, a := range args {
+	for _, a := range order {
+		if !slices.Contains(args, a) {
+			out = append(out, t.item(condCertManager, a))
+			continue
+		}
 		s, _ := a.(string)
 		name := flagName(s)
 		_, val, _ := strings.Cut(s, "=")
@@ -124,11 +138,6 @@ func (c *chart) args(t *template, args, fullArgs []any) []any {
 			}
 		default:
 			out = append(out, s)
-		}
-	}
-	for _, a := range fullArgs {
-		if !slices.Contains(args, a) {
-			out = append(out, t.item(condCertManager, a))
 		}
 	}
 	out = append(out, t.block(func(indent int) []string {
