@@ -84,7 +84,7 @@ func (t *template) render(obj any) (string, error) {
 		}
 		out = append(out, lines...)
 	}
-	text = strings.Join(out, "\n") + "\n"
+	text = strings.Join(mergeGates(out), "\n") + "\n"
 	for tok, repl := range t.inlines {
 		text = strings.ReplaceAll(text, tok, repl)
 	}
@@ -128,4 +128,24 @@ func (t *template) expand(line string) ([]string, error) {
 		}
 	}
 	return []string{line}, nil
+}
+
+// mergeGates joins the gates of adjacent items under one condition: an `{{- end }}` followed, at the same
+// indentation, by an `{{- if C }}` of the same C as the one it closes is dropped with it.
+func mergeGates(lines []string) []string {
+	var out []string
+	open := map[string]string{} // indentation -> condition of the last if opened there
+	for i := 0; i < len(lines); i++ {
+		trimmed := strings.TrimLeft(lines[i], " ")
+		pad := lines[i][:len(lines[i])-len(trimmed)]
+		if cond, ok := strings.CutPrefix(trimmed, "{{- if "); ok {
+			open[pad] = cond
+		}
+		if trimmed == "{{- end }}" && i+1 < len(lines) && lines[i+1] == pad+"{{- if "+open[pad] && open[pad] != "" {
+			i++ // drop this end and the next if
+			continue
+		}
+		out = append(out, lines[i])
+	}
+	return out
 }
