@@ -99,8 +99,11 @@ func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 	}
 
 	cond, dir := c.classify(o)
-	if dir == "" {
-		return fmt.Errorf("%s only in the full build: chartgen does not know which value turns it on", o.key())
+	switch {
+	case dir == "" && onByDefault:
+		dir = "other" // an object of config/default that no value is about: always installed
+	case dir == "":
+		return fmt.Errorf("%s is only in the full build and chartgen knows no value that turns it on: add its kind to classify", o.key())
 	}
 	c.setDefault(cond, onByDefault)
 

@@ -186,3 +186,14 @@ func sortedStrings(s []string) []string {
 	}
 	return sortedKeys(m)
 }
+
+func TestNewChartInstallsAnUnknownObjectOfTheDefaultBuild(t *testing.T) {
+	build := baseBuild + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: op-extra\n  namespace: op-system\n"
+	c, err := newChart(mustDecode(t, build), mustDecode(t, build))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm, ok := c.files["other/configmap-extra.yaml"]; !ok || strings.HasPrefix(cm, "{{- if") {
+		t.Errorf("the ConfigMap of config/default should be in other/, ungated; files: %v", c.files)
+	}
+}
