@@ -87,6 +87,8 @@ func newChart(base, full []object) (*chart, error) {
 // builds have it (what the optional components change in it).
 func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 	t := newTemplate()
+	// Text of config/ that looks like a template action (a "{{" in a description) stays text.
+	replaceStrings(map[string]any(o), "{{", t.inline(`{{ "{{" }}`))
 	if o.kind() != "CustomResourceDefinition" {
 		replaceStrings(map[string]any(o), c.namespace, nsToken)
 		if fullVersion != nil {

@@ -197,3 +197,14 @@ func TestNewChartInstallsAnUnknownObjectOfTheDefaultBuild(t *testing.T) {
 		t.Errorf("the ConfigMap of config/default should be in other/, ungated; files: %v", c.files)
 	}
 }
+
+func TestNewChartEscapesTemplateDelimitersOfConfig(t *testing.T) {
+	build := baseBuild + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: op-extra\n  namespace: op-system\ndata:\n  greeting: 'Hello {{ .Name }}'\n"
+	c, err := newChart(mustDecode(t, build), mustDecode(t, build))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm := c.files["other/configmap-extra.yaml"]; !strings.Contains(cm, `Hello {{ "{{" }} .Name }}`) {
+		t.Errorf("the ConfigMap's {{ is not escaped:\n%s", cm)
+	}
+}
