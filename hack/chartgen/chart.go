@@ -21,6 +21,19 @@ const (
 	condLeaderElection = "$.Values.leaderElection.enabled"
 )
 
+// Kinds, templates/ directories and fields chartgen names more than once.
+const (
+	kindCRD        = "CustomResourceDefinition"
+	kindNamespace  = "Namespace"
+	kindDeployment = "Deployment"
+	kindRole       = "Role"
+	dirRBAC        = "rbac"
+	dirManager     = "manager"
+	dirWebhook     = "webhook"
+	fieldLabels    = "labels"
+	managerName    = "manager"
+)
+
 // nsToken stands for the release's namespace wherever config/'s namespace appears in a string.
 const nsToken = "zzchartgennszz"
 
@@ -40,7 +53,7 @@ func newChart(base, full []object) (*chart, error) {
 	inBase := map[string]object{}
 	for _, o := range base {
 		inBase[o.key()] = o
-		if o.kind() == "Namespace" {
+		if o.kind() == kindNamespace {
 			c.namespace = o.name()
 		}
 	}
@@ -58,7 +71,7 @@ func newChart(base, full []object) (*chart, error) {
 		}
 	}
 	for _, o := range base {
-		if o.kind() == "Deployment" {
+		if o.kind() == kindDeployment {
 			args := listAt(managerContainer(o), "args")
 			c.webhookSecret, _ = flagValue(args, "--webhook-cert-secret")
 		}
@@ -66,7 +79,7 @@ func newChart(base, full []object) (*chart, error) {
 
 	for _, o := range full {
 		b, ok := inBase[o.key()]
-		if o.kind() == "Namespace" {
+		if o.kind() == kindNamespace {
 			continue // the release's namespace: helm install --create-namespace
 		}
 		if !ok {
@@ -89,7 +102,7 @@ func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 	t := newTemplate()
 	// Text of config/ that looks like a template action (a "{{" in a description) stays text.
 	replaceStrings(map[string]any(o), "{{", t.inline(`{{ "{{" }}`))
-	if o.kind() != "CustomResourceDefinition" {
+	if o.kind() != kindCRD {
 		replaceStrings(map[string]any(o), c.namespace, nsToken)
 		if fullVersion != nil {
 			replaceStrings(map[string]any(fullVersion), c.namespace, nsToken)
@@ -112,11 +125,11 @@ func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 	var text string
 	var err error
 	switch {
-	case o.kind() == "CustomResourceDefinition":
+	case o.kind() == kindCRD:
 		annotations := ensureMap(o.metadata(), "annotations")
 		annotations[t.block(gatedLines("$.Values.crd.keep", "helm.sh/resource-policy: keep"))] = ""
 		text, err = t.render(o)
-	case o.kind() == "Deployment":
+	case o.kind() == kindDeployment:
 		if err = c.deployment(t, o, fullVersion); err == nil {
 			text, err = t.render(o)
 		}
@@ -144,28 +157,28 @@ func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 func (c *chart) classify(o object) (cond, dir string) {
 	name := strings.TrimPrefix(o.name(), c.prefix)
 	switch o.kind() {
-	case "CustomResourceDefinition":
+	case kindCRD:
 		return condCRD, "crd"
-	case "ServiceAccount", "Role", "RoleBinding":
-		return "", "rbac"
+	case "ServiceAccount", kindRole, "RoleBinding":
+		return "", dirRBAC
 	case "ClusterRole", "ClusterRoleBinding":
 		if strings.HasPrefix(name, "metrics-") {
-			return condMetrics, "rbac"
+			return condMetrics, dirRBAC
 		}
-		return "", "rbac"
-	case "Deployment":
-		return "", "manager"
+		return "", dirRBAC
+	case kindDeployment:
+		return "", dirManager
 	case "Service":
 		if strings.Contains(name, "metrics") {
 			return condMetrics, "metrics"
 		}
-		return condWebhooks, "webhook"
+		return condWebhooks, dirWebhook
 	case "Secret":
 		if o.name() == c.webhookSecret {
-			return condWebhooks, "webhook"
+			return condWebhooks, dirWebhook
 		}
 	case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
-		return condWebhooks, "webhook"
+		return condWebhooks, dirWebhook
 	case "Issuer", "Certificate":
 		return condCertManager, "certmanager"
 	case "ServiceMonitor":
@@ -175,7 +188,7 @@ func (c *chart) classify(o object) (cond, dir string) {
 	case "NetworkPolicy":
 		return condNetworkPolicy, "network-policy"
 	case "PodDisruptionBudget":
-		return condPDB, "manager"
+		return condPDB, dirManager
 	}
 	return "", ""
 }
@@ -199,7 +212,7 @@ func (c *chart) setDefault(cond string, on bool) {
 
 // labels replaces kustomize's managed-by label of the object with the chart's standard labels.
 func (c *chart) labels(t *template, o object) {
-	labels := ensureMap(o.metadata(), "labels")
+	labels := ensureMap(o.metadata(), fieldLabels)
 	delete(labels, "app.kubernetes.io/managed-by")
 	labels[t.block(func(indent int) []string {
 		return []string{fmt.Sprintf(`{{- include "cronjob-operator.labels" $ | nindent %d }}`, indent)}

@@ -36,11 +36,11 @@ func compareFiles(rendered, expected string) error {
 func byKey(objs []object) map[string]object {
 	out := map[string]object{}
 	for _, o := range objs {
-		if o.kind() == "Namespace" {
+		if o.kind() == kindNamespace {
 			continue
 		}
 		meta := o.metadata()
-		for field, drop := range map[string][]string{"labels": helmLabels, "annotations": helmAnnotations} {
+		for field, drop := range map[string][]string{fieldLabels: helmLabels, "annotations": helmAnnotations} {
 			m := mapAt(meta, field)
 			for _, k := range drop {
 				delete(m, k)

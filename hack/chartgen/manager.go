@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,7 +12,7 @@ import (
 func managerContainer(o object) map[string]any {
 	containers := listAt(map[string]any(o), "spec", "template", "spec", "containers")
 	for _, c := range containers {
-		if m, ok := c.(map[string]any); ok && str(m, "name") == "manager" {
+		if m, ok := c.(map[string]any); ok && str(m, "name") == managerName {
 			return m
 		}
 	}
@@ -120,13 +121,13 @@ func (c *chart) args(t *template, args, fullArgs []any) []any {
 		_, val, _ := strings.Cut(s, "=")
 		switch {
 		case name == "--leader-elect":
-			c.values.LeaderElection = val == "" || val == "true"
+			c.values.LeaderElection, _ = strconv.ParseBool(orTrue(val))
 			out = append(out, t.inline("{{ if $.Values.leaderElection.enabled }}--leader-elect{{ else }}--leader-elect=false{{ end }}"))
 		case name == "--metrics-bind-address" && val != "0":
 			c.values.Metrics = true
 			out = append(out, t.inline("{{ if $.Values.metrics.enabled }}"+s+"{{ else }}--metrics-bind-address=0{{ end }}"))
 		case name == "--enable-webhooks":
-			c.values.Webhooks = val == "" || val == "true"
+			c.values.Webhooks, _ = strconv.ParseBool(orTrue(val))
 			out = append(out, t.item(condWebhooks, "--enable-webhooks"))
 		case isWebhookFlag(name):
 			out = append(out, t.item(condWebhooks, s))
@@ -191,23 +192,26 @@ func (c *chart) managerRole(t *template, o object) (string, error) {
 		return "", err
 	}
 
-	meta := o.metadata()
-	name := o.name()
-	nsTok := t.inline("{{ $ns }}")
-	role := object{
-		"apiVersion": "rbac.authorization.k8s.io/v1",
-		"kind":       "Role",
-		"metadata":   map[string]any{"name": name + "-watched", "namespace": nsTok, "labels": copyMap(mapAt(meta, "labels"))},
-		"rules":      nsRules,
+	// The Role and RoleBinding of a watched namespace ($ns in the range below), labelled as the ClusterRole.
+	watched := o.name() + "-watched"
+	objs, err := decodeObjects(fmt.Appendf(nil, `apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: %[1]s, namespace: %[2]s}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: %[1]s, namespace: %[2]s}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: %[1]s}
+subjects:
+- {kind: ServiceAccount, name: %[3]scontroller-manager, namespace: %[4]s}
+`, watched, t.inline("{{ $ns }}"), c.prefix, nsToken))
+	if err != nil {
+		return "", err
 	}
-	binding := object{
-		"apiVersion": "rbac.authorization.k8s.io/v1",
-		"kind":       "RoleBinding",
-		"metadata":   map[string]any{"name": name + "-watched", "namespace": nsTok, "labels": copyMap(mapAt(meta, "labels"))},
-		"roleRef":    map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": name + "-watched"},
-		"subjects": []any{map[string]any{
-			"kind": "ServiceAccount", "name": c.prefix + "controller-manager", "namespace": nsToken,
-		}},
+	role, binding := objs[0], objs[1]
+	role["rules"] = nsRules
+	for _, w := range objs {
+		w.metadata()[fieldLabels] = copyMap(mapAt(o.metadata(), fieldLabels))
 	}
 	roleText, err := t.render(role)
 	if err != nil {
@@ -245,8 +249,6 @@ func clusterScoped(rule map[string]any) bool {
 
 func copyMap(m map[string]any) map[string]any {
 	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
+	maps.Copy(out, m)
 	return out
 }

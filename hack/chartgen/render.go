@@ -77,7 +77,7 @@ func (t *template) render(obj any) (string, error) {
 		return "", err
 	}
 	var out []string
-	for _, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSuffix(text, "\n"), "\n") {
 		lines, err := t.expand(line)
 		if err != nil {
 			return "", err
