@@ -31,13 +31,14 @@ const (
 
 // The install specs install the operator the two ways users do, from dist/install.yaml and from the Helm
 // chart dist/chart, in place of the suite's config/e2e deployment. They are Serial, as the CRD, the
-// ClusterRoles and the webhook configurations are cluster-wide: each removes config/e2e's deployment (the
-// CRD and every CronJob with it), installs, runs a CronJob to completion, uninstalls, and puts config/e2e
-// back. Both use the suite's manager image, which the kind node has (never pulled).
-var _ = Describe("Install", Label("install"), Serial, func() {
+// ClusterRoles and the webhook configurations are cluster-wide, and Ordered: config/e2e's deployment (the
+// CRD and every CronJob with it) is removed once before them and put back once after them, and each spec
+// installs, runs a CronJob to completion and uninstalls. Both use the suite's manager image, which the kind
+// node has (never pulled).
+var _ = Describe("Install", Label("install"), Serial, Ordered, func() {
 	kubeconfig := func() string { return filepath.Join(settings.artifacts, "kubeconfig") }
 
-	BeforeEach(func(ctx SpecContext) {
+	BeforeAll(func(ctx SpecContext) {
 		DeferCleanup(func(ctx SpecContext) { deployOperator(ctx, kubeconfig()) })
 		undeployOperator(ctx, kubeconfig())
 	})
