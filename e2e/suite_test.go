@@ -32,7 +32,7 @@ import (
 var settings = struct {
 	cluster, kindBin, kindConfig, nodeImage        string
 	managerImage, busyboxImage, kustomize, kubectl string
-	artifacts                                      string
+	helm, artifacts                                string
 	keepCluster                                    bool
 }{
 	cluster:      env("E2E_CLUSTER", "cronjob-operator-e2e"),
@@ -43,6 +43,7 @@ var settings = struct {
 	busyboxImage: env("E2E_BUSYBOX_IMAGE", "cronjob-operator.local/busybox:e2e"),
 	kustomize:    env("KUSTOMIZE", repoPath("bin", "kustomize")),
 	kubectl:      env("KUBECTL", "kubectl"),
+	helm:         env("HELM", repoPath("bin", "helm")),
 	artifacts:    env("E2E_ARTIFACTS", repoPath("bin", "e2e-artifacts")),
 	keepCluster:  os.Getenv("KEEP_CLUSTER") == "1",
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # verify.sh fails when the committed tree is not what the generators produce: it runs
-# `make manifests generate fmt` (generated code, CRD, RBAC and formatting) and checks that nothing changed
+# `make manifests generate fmt build-installer chart` (generated code, CRD, RBAC, formatting and the
+# install artefacts dist/install.yaml and dist/chart) and checks that nothing changed
 # or appeared, then checks that `go mod tidy` would change neither go.mod nor go.sum. `make verify` runs it
 # after `make lint`. Run it on a clean tree: any uncommitted change counts as a difference.
 #
@@ -11,10 +12,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 rc=0
 
-"${MAKE:-make}" manifests generate fmt
+# build-installer and chart with the Makefile's default IMG: the committed dist/ is built with it.
+env -u IMG "${MAKE:-make}" manifests generate fmt build-installer chart
 changes=$(git status --porcelain --untracked-files=all)
 if [[ -n "${changes}" ]]; then
-  echo "verify: files differ from what make manifests generate fmt produce; run them and commit the result:" >&2
+  echo "verify: files differ from what make manifests generate fmt build-installer chart produce; run them and commit the result:" >&2
   echo "${changes}" >&2
   git --no-pager diff --stat >&2
   rc=1
@@ -27,5 +29,5 @@ if ! tidy=$(go mod tidy -diff 2>&1); then
   rc=1
 fi
 
-[[ ${rc} -eq 0 ]] && echo "verify: generated files, formatting and go.mod/go.sum are as committed"
+[[ ${rc} -eq 0 ]] && echo "verify: generated files, dist/, formatting and go.mod/go.sum are as committed"
 exit "${rc}"

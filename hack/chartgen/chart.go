@@ -1,0 +1,286 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Conditions of the chart's values (their defaults are in values.go).
+const (
+	condCRD            = "$.Values.crd.enabled"
+	condWebhooks       = "$.Values.webhooks.enabled"
+	condCertManager    = "(and $.Values.webhooks.enabled $.Values.certManager.enabled)"
+	condMetrics        = "$.Values.metrics.enabled"
+	condServiceMonitor = "(and $.Values.metrics.enabled $.Values.metrics.serviceMonitor.enabled)"
+	condPrometheusRule = "$.Values.prometheusRule.enabled"
+	condNetworkPolicy  = "$.Values.networkPolicy.enabled"
+	condPDB            = "$.Values.podDisruptionBudget.enabled"
+	condLeaderElection = "$.Values.leaderElection.enabled"
+)
+
+// Kinds, templates/ directories and fields chartgen names more than once.
+const (
+	kindCRD        = "CustomResourceDefinition"
+	kindNamespace  = "Namespace"
+	kindDeployment = "Deployment"
+	kindRole       = "Role"
+	dirRBAC        = "rbac"
+	dirManager     = "manager"
+	dirWebhook     = "webhook"
+	fieldLabels    = "labels"
+	managerName    = "manager"
+)
+
+// nsToken stands for the release's namespace wherever config/'s namespace appears in a string.
+const nsToken = "zzchartgennszz"
+
+// chart is the generated chart: template files by path under templates/, and the values' defaults.
+type chart struct {
+	files  map[string]string
+	values values
+	// namespace and prefix of config/default (its Namespace object and namePrefix).
+	namespace, prefix string
+	// webhookSecret is the Secret the webhook serving certificate is in (--webhook-cert-secret).
+	webhookSecret string
+}
+
+// newChart builds the chart from the two builds (see the command's doc).
+func newChart(base, full []object) (*chart, error) {
+	c := &chart{files: map[string]string{}, values: defaultValues()}
+	inBase := map[string]object{}
+	for _, o := range base {
+		inBase[o.key()] = o
+		if o.kind() == kindNamespace {
+			c.namespace = o.name()
+		}
+	}
+	if c.namespace == "" {
+		return nil, fmt.Errorf("config/default has no Namespace")
+	}
+	c.prefix = strings.TrimSuffix(c.namespace, "system")
+	inFull := map[string]bool{}
+	for _, o := range full {
+		inFull[o.key()] = true
+	}
+	for k := range inBase {
+		if !inFull[k] {
+			return nil, fmt.Errorf("%s is in the default build but not in the full one", k)
+		}
+	}
+	for _, o := range base {
+		if o.kind() == kindDeployment {
+			args := listAt(managerContainer(o), "args")
+			c.webhookSecret, _ = flagValue(args, "--webhook-cert-secret")
+		}
+	}
+
+	for _, o := range full {
+		b, ok := inBase[o.key()]
+		if o.kind() == kindNamespace {
+			continue // the release's namespace: helm install --create-namespace
+		}
+		if !ok {
+			if err := c.add(o, nil, false); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := c.add(b, o, true); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// add turns one object into a template file. base is the object as config/default has it (on by default)
+// or, for an optional part, as the full build has it; fullVersion is its full-build version when both
+// builds have it (what the optional components change in it).
+func (c *chart) add(o, fullVersion object, onByDefault bool) error {
+	t := newTemplate()
+	// Text of config/ that looks like a template action (a "{{" in a description) stays text.
+	replaceStrings(map[string]any(o), "{{", t.inline(`{{ "{{" }}`))
+	if o.kind() != kindCRD {
+		replaceStrings(map[string]any(o), c.namespace, nsToken)
+		if fullVersion != nil {
+			replaceStrings(map[string]any(fullVersion), c.namespace, nsToken)
+		}
+	}
+	c.labels(t, o)
+	if fullVersion != nil {
+		c.optionalAnnotations(t, o, fullVersion)
+	}
+
+	cond, dir := c.classify(o)
+	switch {
+	case dir == "" && onByDefault:
+		dir = "other" // an object of config/default that no value is about: always installed
+	case dir == "":
+		return fmt.Errorf("%s is only in the full build and chartgen knows no value that turns it on: add its kind to classify", o.key())
+	}
+	c.setDefault(cond, onByDefault)
+
+	var text string
+	var err error
+	switch {
+	case o.kind() == kindCRD:
+		annotations := ensureMap(o.metadata(), "annotations")
+		annotations[t.block(gatedLines("$.Values.crd.keep", "helm.sh/resource-policy: keep"))] = ""
+		text, err = t.render(o)
+	case o.kind() == kindDeployment:
+		if err = c.deployment(t, o, fullVersion); err == nil {
+			text, err = t.render(o)
+		}
+	case o.kind() == "ClusterRole" && o.name() == c.prefix+"manager-role":
+		text, err = c.managerRole(t, o)
+	default:
+		text, err = t.render(o)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", o.key(), err)
+	}
+	if cond != "" {
+		text = "{{- if " + cond + " }}\n" + text + "{{- end }}\n"
+	}
+	file := filepath.Join(dir, strings.ToLower(o.kind())+"-"+strings.TrimPrefix(o.name(), c.prefix)+".yaml")
+	if _, dup := c.files[file]; dup {
+		return fmt.Errorf("two objects would be written to %s", file)
+	}
+	c.files[file] = strings.ReplaceAll(text, nsToken, "{{ $.Release.Namespace }}")
+	return nil
+}
+
+// classify returns the condition an object is gated by ("" for none) and the templates/ directory it goes
+// to ("" for an object chartgen cannot place).
+func (c *chart) classify(o object) (cond, dir string) {
+	name := strings.TrimPrefix(o.name(), c.prefix)
+	switch o.kind() {
+	case kindCRD:
+		return condCRD, "crd"
+	case "ServiceAccount", kindRole, "RoleBinding":
+		return "", dirRBAC
+	case "ClusterRole", "ClusterRoleBinding":
+		if strings.HasPrefix(name, "metrics-") {
+			return condMetrics, dirRBAC
+		}
+		return "", dirRBAC
+	case kindDeployment:
+		return "", dirManager
+	case "Service":
+		if strings.Contains(name, "metrics") {
+			return condMetrics, "metrics"
+		}
+		return condWebhooks, dirWebhook
+	case "Secret":
+		if o.name() == c.webhookSecret {
+			return condWebhooks, dirWebhook
+		}
+	case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
+		return condWebhooks, dirWebhook
+	case "Issuer", "Certificate":
+		return condCertManager, "certmanager"
+	case "ServiceMonitor":
+		return condServiceMonitor, "prometheus"
+	case "PrometheusRule":
+		return condPrometheusRule, "prometheus"
+	case "NetworkPolicy":
+		return condNetworkPolicy, "network-policy"
+	case "PodDisruptionBudget":
+		return condPDB, dirManager
+	}
+	return "", ""
+}
+
+// setDefault records that the value behind a kind-gated condition is on by default when config/default
+// has the object (a PodDisruptionBudget there is kept in the chart's defaults, an optional part is off).
+func (c *chart) setDefault(cond string, on bool) {
+	switch cond {
+	case condCertManager:
+		c.values.CertManager = on
+	case condServiceMonitor:
+		c.values.ServiceMonitor = on
+	case condPrometheusRule:
+		c.values.PrometheusRule = on
+	case condNetworkPolicy:
+		c.values.NetworkPolicy = on
+	case condPDB:
+		c.values.PodDisruptionBudget = on
+	}
+}
+
+// labels replaces kustomize's managed-by label of the object with the chart's standard labels.
+func (c *chart) labels(t *template, o object) {
+	labels := ensureMap(o.metadata(), fieldLabels)
+	delete(labels, "app.kubernetes.io/managed-by")
+	labels[t.block(func(indent int) []string {
+		return []string{fmt.Sprintf(`{{- include "cronjob-operator.labels" $ | nindent %d }}`, indent)}
+	})] = ""
+}
+
+// optionalAnnotations adds, behind certManager.enabled, the annotations the full build has and config/default
+// has not (cert-manager's CA injection into the webhook configurations).
+func (c *chart) optionalAnnotations(t *template, o, fullVersion object) {
+	extra := mapAt(map[string]any(fullVersion), "metadata", "annotations")
+	have := mapAt(map[string]any(o), "metadata", "annotations")
+	var lines []string
+	for _, k := range sortedKeys(extra) {
+		if _, ok := have[k]; ok {
+			continue
+		}
+		enc, _ := encode(map[string]any{k: extra[k]})
+		lines = append(lines, strings.TrimSuffix(enc, "\n"))
+	}
+	if len(lines) > 0 {
+		ensureMap(o.metadata(), "annotations")[t.block(gatedLines(condCertManager, lines...))] = ""
+	}
+}
+
+// write replaces out/templates with the chart's templates and writes Chart.yaml, values.yaml and the
+// helpers.
+func (c *chart) write(out string) error {
+	if err := os.RemoveAll(filepath.Join(out, "templates")); err != nil {
+		return err
+	}
+	files := map[string]string{
+		"Chart.yaml":                 chartYAML(c.values),
+		"values.yaml":                valuesYAML(c.values),
+		".helmignore":                helmignore,
+		"templates/_helpers.tpl":     helpers,
+		"templates/NOTES.txt":        notes,
+		"README.md":                  chartReadme,
+		"ci/all-options-values.yaml": allOptionsValues,
+	}
+	for name, text := range c.files {
+		files[filepath.Join("templates", name)] = text
+	}
+	for name, text := range files {
+		p := filepath.Join(out, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ensureMap(m map[string]any, k string) map[string]any {
+	if v, ok := m[k].(map[string]any); ok {
+		return v
+	}
+	v := map[string]any{}
+	m[k] = v
+	return v
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The builds of a config/ with one Deployment, the webhook certificate's Secret and, in the full build, an
+// Issuer and the flag config/certmanager adds.
+const (
+	baseBuild = `apiVersion: v1
+kind: Namespace
+metadata:
+  name: op-system
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: op-webhook-server-cert
+  namespace: op-system
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  labels:
+    app.kubernetes.io/managed-by: kustomize
+  name: op-controller-manager
+  namespace: op-system
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+      - name: manager
+        image: registry.example:5000/op:v1
+        args:
+        - --leader-elect
+        - --metrics-bind-address=:8443
+        - --enable-webhooks
+        - --webhook-cert-secret=op-webhook-server-cert
+        - --enable-http2=false
+        resources:
+          limits:
+            memory: 1Gi
+`
+	fullExtra = `---
+apiVersion: cert-manager.io/v1
+kind: Issuer
+metadata:
+  name: op-selfsigned-issuer
+  namespace: op-system
+`
+)
+
+func mustDecode(t *testing.T, text string) []object {
+	t.Helper()
+	objs, err := decodeObjects([]byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return objs
+}
+
+func TestNewChart(t *testing.T) {
+	full := strings.Replace(baseBuild, "        - --enable-http2=false\n", "        - --enable-http2=false\n        - --webhook-cert-rotation=false\n", 1) + fullExtra
+	c, err := newChart(mustDecode(t, baseBuild), mustDecode(t, full))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	wantValues := values{
+		ImageRepository: "registry.example:5000/op", ImageTag: "v1", Replicas: 2,
+		Resources:      map[string]any{"limits": map[string]any{"memory": "1Gi"}},
+		LeaderElection: true, Webhooks: true, Metrics: true,
+	}
+	if diff := cmp.Diff(wantValues, c.values); diff != "" {
+		t.Errorf("values (-want,+got):\n%s", diff)
+	}
+	var files []string
+	for f := range c.files {
+		files = append(files, f)
+	}
+	if diff := cmp.Diff([]string{"certmanager/issuer-selfsigned-issuer.yaml", "manager/deployment-controller-manager.yaml",
+		"webhook/secret-webhook-server-cert.yaml"}, sortedStrings(files)); diff != "" {
+		t.Errorf("files (-want,+got):\n%s", diff)
+	}
+
+	deploy := c.files["manager/deployment-controller-manager.yaml"]
+	for _, want := range []string{
+		"  namespace: {{ $.Release.Namespace }}\n",
+		"  replicas: {{ $.Values.replicas }}\n",
+		"image: {{ $.Values.image.repository }}:{{ $.Values.image.tag }}\n",
+		"{{- if $.Values.webhooks.enabled }}\n            - --enable-webhooks\n            - --webhook-cert-secret=op-webhook-server-cert\n            {{- end }}\n",
+		"{{- if (and $.Values.webhooks.enabled $.Values.certManager.enabled) }}\n            - --webhook-cert-rotation=false\n",
+		"{{- toYaml $.Values.resources | nindent 12 }}",
+	} {
+		if !strings.Contains(deploy, want) {
+			t.Errorf("the Deployment's template lacks %q:\n%s", want, deploy)
+		}
+	}
+	for _, unwanted := range []string{"--enable-http2=false", "managed-by: kustomize", "op-system", "zzchartgen"} {
+		if strings.Contains(deploy, unwanted) {
+			t.Errorf("the Deployment's template has %q:\n%s", unwanted, deploy)
+		}
+	}
+	if issuer := c.files["certmanager/issuer-selfsigned-issuer.yaml"]; !strings.HasPrefix(issuer, "{{- if "+condCertManager+" }}\n") {
+		t.Errorf("the Issuer is not behind certManager.enabled:\n%s", issuer)
+	}
+}
+
+func TestNewChartRejectsAnUnknownOptionalObject(t *testing.T) {
+	full := baseBuild + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: op-extra\n  namespace: op-system\n"
+	if _, err := newChart(mustDecode(t, baseBuild), mustDecode(t, full)); err == nil {
+		t.Fatal("newChart accepted a ConfigMap only in the full build, which no value turns on")
+	}
+}
+
+func TestByKeyIgnoresWhatHelmAdds(t *testing.T) {
+	rendered := mustDecode(t, `apiVersion: v1
+kind: Service
+metadata:
+  annotations:
+    helm.sh/resource-policy: keep
+  labels:
+    app.kubernetes.io/name: op
+    app.kubernetes.io/managed-by: Helm
+    helm.sh/chart: op-0.1.0
+  name: op-svc
+  namespace: op-system
+`)
+	built := mustDecode(t, `apiVersion: v1
+kind: Namespace
+metadata:
+  name: op-system
+---
+apiVersion: v1
+kind: Service
+metadata:
+  labels:
+    app.kubernetes.io/name: op
+    app.kubernetes.io/managed-by: kustomize
+  name: op-svc
+  namespace: op-system
+`)
+	if diff := cmp.Diff(byKey(built), byKey(rendered)); diff != "" {
+		t.Errorf("(-built,+rendered):\n%s", diff)
+	}
+	rendered[0].metadata()["labels"].(map[string]any)["app.kubernetes.io/name"] = "other"
+	if cmp.Equal(byKey(built), byKey(rendered)) {
+		t.Error("a changed label of config/'s own is not a difference")
+	}
+}
+
+func TestMergeGates(t *testing.T) {
+	cases := map[string]struct {
+		in, want []string
+	}{
+		"adjacent items of one condition share a gate": {
+			in:   []string{"  {{- if A }}", "  - a", "  {{- end }}", "  {{- if A }}", "  - b", "  {{- end }}"},
+			want: []string{"  {{- if A }}", "  - a", "  - b", "  {{- end }}"},
+		},
+		"items of two conditions keep theirs": {
+			in:   []string{"  {{- if A }}", "  - a", "  {{- end }}", "  {{- if B }}", "  - b", "  {{- end }}"},
+			want: []string{"  {{- if A }}", "  - a", "  {{- end }}", "  {{- if B }}", "  - b", "  {{- end }}"},
+		},
+		"an item between them keeps both gates": {
+			in:   []string{"  {{- if A }}", "  - a", "  {{- end }}", "  - x", "  {{- if A }}", "  - b", "  {{- end }}"},
+			want: []string{"  {{- if A }}", "  - a", "  {{- end }}", "  - x", "  {{- if A }}", "  - b", "  {{- end }}"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, mergeGates(tc.in)); diff != "" {
+				t.Errorf("(-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func sortedStrings(s []string) []string {
+	m := map[string]any{}
+	for _, e := range s {
+		m[e] = nil
+	}
+	return sortedKeys(m)
+}
+
+func TestNewChartInstallsAnUnknownObjectOfTheDefaultBuild(t *testing.T) {
+	build := baseBuild + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: op-extra\n  namespace: op-system\n"
+	c, err := newChart(mustDecode(t, build), mustDecode(t, build))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm, ok := c.files["other/configmap-extra.yaml"]; !ok || strings.HasPrefix(cm, "{{- if") {
+		t.Errorf("the ConfigMap of config/default should be in other/, ungated; files: %v", c.files)
+	}
+}
+
+func TestNewChartEscapesTemplateDelimitersOfConfig(t *testing.T) {
+	build := baseBuild + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: op-extra\n  namespace: op-system\ndata:\n  greeting: 'Hello {{ .Name }}'\n"
+	c, err := newChart(mustDecode(t, build), mustDecode(t, build))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm := c.files["other/configmap-extra.yaml"]; !strings.Contains(cm, `Hello {{ "{{" }} .Name }}`) {
+		t.Errorf("the ConfigMap's {{ is not escaped:\n%s", cm)
+	}
+}

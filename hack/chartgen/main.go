@@ -1,0 +1,63 @@
+// Command chartgen writes the Helm chart dist/chart from the kustomize output of config/, so that the chart
+// and dist/install.yaml come from one source: every manifest of the chart is an object of that output with
+// Helm templating put in at known places (namespace, labels, image, replicas, resources, flags), and every
+// optional part is an object of the output gated by a value. Nothing in dist/chart is edited by hand;
+// `make chart` (hack/chart.sh) reruns it and `make verify` checks that the committed chart is current.
+//
+// Usage:
+//
+//	chartgen -default DEFAULT.yaml -full FULL.yaml -out dist/chart
+//	chartgen -compare RENDERED.yaml EXPECTED.yaml
+//
+// DEFAULT.yaml is `kustomize build config/default`; FULL.yaml is the same with every optional part added
+// (config/certmanager and, when present, config/prometheus and config/network-policy). Objects only in
+// FULL.yaml are off by default; objects in both are on by default. The second form compares a
+// `helm template` rendering with a kustomize build, ignoring what Helm adds (its labels and annotations)
+// and the Namespace (the chart installs into the release's namespace), and fails on any other difference.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+)
+
+func main() {
+	defaultFile := flag.String("default", "", "kustomize build of config/default")
+	fullFile := flag.String("full", "", "kustomize build of config/default with every optional part")
+	out := flag.String("out", "dist/chart", "chart directory to write (its templates/ is replaced)")
+	compare := flag.Bool("compare", false, "compare two manifest streams (RENDERED EXPECTED) instead")
+	flag.Parse()
+
+	var err error
+	switch {
+	case *compare && flag.NArg() == 2:
+		err = compareFiles(flag.Arg(0), flag.Arg(1))
+	case !*compare && *defaultFile != "" && *fullFile != "":
+		err = generate(*defaultFile, *fullFile, *out)
+	default:
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "chartgen:", err)
+		os.Exit(1)
+	}
+}
+
+// generate reads both builds and writes the chart into out.
+func generate(defaultFile, fullFile, out string) error {
+	base, err := readObjects(defaultFile)
+	if err != nil {
+		return err
+	}
+	full, err := readObjects(fullFile)
+	if err != nil {
+		return err
+	}
+	c, err := newChart(base, full)
+	if err != nil {
+		return err
+	}
+	return c.write(out)
+}
