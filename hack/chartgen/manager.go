@@ -77,6 +77,12 @@ func (c *chart) deployment(t *template, o, fullVersion object) error {
 		return list
 	}
 	podSpec := mapAt(map[string]any(o), "spec", "template", "spec")
+	// Volumes and mounts that only the full build has (config/certmanager's metrics certificate) go in
+	// behind certManager.enabled.
+	if fullVersion != nil {
+		podSpec["volumes"] = c.addOnly(t, listAt(podSpec, "volumes"), listAt(mapAt(map[string]any(fullVersion), "spec", "template", "spec"), "volumes"))
+		mc["volumeMounts"] = c.addOnly(t, listAt(mc, "volumeMounts"), listAt(managerContainer(fullVersion), "volumeMounts"))
+	}
 	if vols := listAt(podSpec, "volumes"); vols != nil {
 		podSpec["volumes"] = gate(vols, func(m map[string]any) bool {
 			if str(mapAt(m, "secret"), "secretName") == c.webhookSecret && c.webhookSecret != "" {
@@ -93,6 +99,22 @@ func (c *chart) deployment(t *template, o, fullVersion object) error {
 		mc["ports"] = gate(ports, func(m map[string]any) bool { return str(m, "name") == "webhook-server" })
 	}
 	return nil
+}
+
+// addOnly appends to list, behind certManager.enabled, the named entries of full that list lacks.
+func (c *chart) addOnly(t *template, list, full []any) []any {
+	have := map[string]bool{}
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok {
+			have[str(m, "name")] = true
+		}
+	}
+	for _, e := range full {
+		if m, ok := e.(map[string]any); ok && !have[str(m, "name")] {
+			list = append(list, t.item(condCertManager, m))
+		}
+	}
+	return list
 }
 
 // args templatises the manager's flags. Flags of a feature with a value are kept behind that value; the
