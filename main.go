@@ -77,7 +77,7 @@ func main() {
 		HealthProbeBindAddress: probeAddr,
 		PprofBindAddress:       pprofAddr,
 		LeaderElection:         leaderElect,
-		LeaderElectionID:       "cronjob-operator.batch.cronjob-operator.dev",
+		LeaderElectionID:       leaderElectionID,
 		// The manager stops acting before it gives up the lease, so a new leader can start at once.
 		LeaderElectionReleaseOnCancel: true,
 		LeaseDuration:                 &leaseDuration,
