@@ -37,6 +37,7 @@ func main() {
 		renewDeadline          time.Duration
 		retryPeriod            time.Duration
 		certs                  webhookCertOptions
+		watchNamespaces        string
 	)
 	flag.StringVar(&metricsAddr, "metrics-bind-address", "0", "Address the metrics endpoint binds to, e.g. :8443 (HTTPS) or :8080 (HTTP); 0 disables it.")
 	flag.BoolVar(&secure, "metrics-secure", true, "Serve metrics over HTTPS, for authenticated and authorized clients only (TokenReview and SubjectAccessReview).")
@@ -53,6 +54,7 @@ func main() {
 	flag.StringVar(&certs.service, "webhook-service", "cronjob-operator-webhook-service", "Service in front of the webhook server; the certificate is issued for <service>.<namespace>.svc.")
 	flag.StringVar(&certs.mutating, "mutating-webhook-configuration", "cronjob-operator-mutating-webhook-configuration", "MutatingWebhookConfiguration whose caBundle the rotator keeps.")
 	flag.StringVar(&certs.validating, "validating-webhook-configuration", "cronjob-operator-validating-webhook-configuration", "ValidatingWebhookConfiguration whose caBundle the rotator keeps.")
+	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces whose CronJobs the manager runs (and whose Jobs it caches); empty means all. With a list the manager needs rights in those namespaces only (config/namespaced).")
 	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 4, "How many CronJobs are reconciled in parallel.")
 	flag.Float64Var(&qps, "kube-api-qps", 50, "Queries per second to the Kubernetes API server (client-side rate limit).")
 	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the Kubernetes API server (client-side rate limit).")
@@ -71,7 +73,7 @@ func main() {
 	cfg.Burst = burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
-		Cache:                  controllers.CacheOptions(),
+		Cache:                  controllers.CacheOptions(splitNamespaces(watchNamespaces)...),
 		Metrics:                metricsOptions(metricsAddr, secure),
 		WebhookServer:          webhook.NewServer(webhook.Options{CertDir: certs.dir}),
 		HealthProbeBindAddress: probeAddr,
@@ -118,7 +120,7 @@ func main() {
 		log.Error(err, "Unable to set up ready check")
 		os.Exit(1)
 	}
-	log.Info("Starting manager", "leaderElect", leaderElect, "webhooks", enableWebhooks, "maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst)
+	log.Info("Starting manager", "watchNamespaces", watchNamespaces, "leaderElect", leaderElect, "webhooks", enableWebhooks, "maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst)
 	if err := cronJobs.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "Manager exited with an error")
 		os.Exit(1)
