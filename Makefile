@@ -66,8 +66,8 @@ verify: lint ## Lint, then check that make manifests/generate/fmt and go mod tid
 	MAKE="$(MAKE)" hack/verify.sh
 
 .PHONY: test
-test: manifests generate fmt vet envtest-assets ## Run all tests (unit and envtest) with coverage in cover.out.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./... -coverpkg=./api/...,./controllers/... -coverprofile cover.out
+test: manifests generate fmt vet envtest-assets kustomize ## Run all tests (unit and envtest) with coverage in cover.out.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" go test ./... -coverpkg=./api/...,./controllers/... -coverprofile cover.out
 
 .PHONY: test-slow
 test-slow: manifests generate envtest-assets ## Run the envtest specs labelled slow (a simulated day of a minutely CronJob: ~40 s).
