@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/onsi/ginkgo/v2"
+	"github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/yaml"
@@ -63,16 +65,30 @@ func kustomizeBinary() (string, error) {
 }
 
 // ApplyRBAC creates the Namespaces, ServiceAccounts, Roles, ClusterRoles and their bindings among objs
-// (from Kustomize), in that order, and skips every other object; an object that already exists is left as
-// it is (specs of one suite apply the same rendered RBAC). It returns the first other error.
+// (from Kustomize), in that order, and skips every other object. An object that already exists is left as
+// it is. What it created, Namespaces apart (envtest cannot delete them), is deleted when the spec, or the
+// Ordered container whose BeforeAll called it, ends (ginkgo.DeferCleanup), so that no grant outlives the
+// spec that made it. It returns the first error of a create.
 func ApplyRBAC(ctx context.Context, c client.Client, objs []*unstructured.Unstructured) error {
+	var created []client.Object
+	ginkgo.DeferCleanup(func(ctx context.Context) {
+		for _, o := range slices.Backward(created) {
+			gomega.Expect(client.IgnoreNotFound(c.Delete(ctx, o))).To(gomega.Succeed(), "deleting %s %s", o.GetObjectKind().GroupVersionKind().Kind, client.ObjectKeyFromObject(o))
+		}
+	})
 	for _, kinds := range [][]string{{"Namespace"}, {"ServiceAccount", "ClusterRole", "Role"}, {"ClusterRoleBinding", "RoleBinding"}} {
 		for _, o := range objs {
 			if !slices.Contains(kinds, o.GetKind()) {
 				continue
 			}
-			if err := c.Create(ctx, o.DeepCopy()); err != nil && !apierrors.IsAlreadyExists(err) {
+			obj := o.DeepCopy()
+			err := c.Create(ctx, obj)
+			switch {
+			case apierrors.IsAlreadyExists(err):
+			case err != nil:
 				return fmt.Errorf("creating %s %s: %w", o.GetKind(), client.ObjectKeyFromObject(o), err)
+			case o.GetKind() != "Namespace":
+				created = append(created, obj)
 			}
 		}
 	}
