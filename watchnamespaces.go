@@ -8,7 +8,7 @@ import "strings"
 func splitNamespaces(s string) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, ns := range strings.Split(s, ",") {
+	for ns := range strings.SplitSeq(s, ",") {
 		ns = strings.TrimSpace(ns)
 		if ns == "" || seen[ns] {
 			continue
