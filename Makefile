@@ -29,8 +29,13 @@ help: ## Display this help.
 .PHONY: manifests
 # The crd generator keeps every field description (no maxDescLen): the API godoc is the CRD's documentation.
 # hack/crdpatch then drops the immutability (transition) rules copied from batch/v1 JobSpec into jobTemplate.
-manifests: controller-gen ## Generate the CRD (config/crd/bases) and the manager ClusterRole (config/rbac/role.yaml).
-	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:generateEmbeddedObjectMeta=true webhook paths="./..." output:crd:artifacts:config=config/crd/bases
+# RBAC comes in two roles, from two sets of markers: manager-role (config/rbac/role.yaml, from controllers/)
+# is what the controller needs in every namespace it watches, and becomes Roles in config/namespaced;
+# manager-own-role (own_role.yaml, from the main package) covers the manager's own objects: its Lease, its
+# webhook certificate Secret and its webhook configurations, by name.
+manifests: controller-gen ## Generate the CRD (config/crd/bases), the webhook configurations and the manager's RBAC (config/rbac/role.yaml, own_role.yaml).
+	$(CONTROLLER_GEN) rbac:roleName=manager-role crd:generateEmbeddedObjectMeta=true webhook paths="./api/...;./controllers/..." output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) rbac:roleName=manager-own-role,fileName=own_role.yaml paths="./"
 	go run ./hack/crdpatch config/crd/bases/batch.cronjob-operator.dev_cronjobs.yaml
 
 .PHONY: generate
@@ -69,8 +74,8 @@ kube-score: kustomize kube-score-tool ## Score the manifests of make deploy with
 	KUSTOMIZE="$(KUSTOMIZE)" KUBE_SCORE="$(KUBE_SCORE)" IMG="$(KUBE_SCORE_IMG)" hack/kube-score.sh
 
 .PHONY: test
-test: manifests generate fmt vet envtest-assets ## Run all tests (unit and envtest) with coverage in cover.out.
-	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./... -coverpkg=./api/...,./controllers/... -coverprofile cover.out
+test: manifests generate fmt vet envtest-assets kustomize ## Run all tests (unit and envtest) with coverage in cover.out.
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" go test ./... -coverpkg=./api/...,./controllers/... -coverprofile cover.out
 
 .PHONY: test-slow
 test-slow: manifests generate envtest-assets ## Run the envtest specs labelled slow (a simulated day of a minutely CronJob: ~40 s).

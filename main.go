@@ -25,18 +25,19 @@ import (
 
 func main() {
 	var (
-		probeAddr      string
-		pprofAddr      string
-		leaderElect    bool
-		enableWebhooks bool
-		maxConcurrent  int
-		qps            float64
-		burst          int
-		leaseDuration  time.Duration
-		renewDeadline  time.Duration
-		retryPeriod    time.Duration
-		certs          webhookCertOptions
-		servers        serverOptions
+		probeAddr       string
+		pprofAddr       string
+		leaderElect     bool
+		enableWebhooks  bool
+		maxConcurrent   int
+		qps             float64
+		burst           int
+		leaseDuration   time.Duration
+		renewDeadline   time.Duration
+		retryPeriod     time.Duration
+		certs           webhookCertOptions
+		servers         serverOptions
+		watchNamespaces string
 	)
 	servers.bindFlags(flag.CommandLine)
 	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
@@ -51,6 +52,7 @@ func main() {
 	flag.StringVar(&certs.service, "webhook-service", "cronjob-operator-webhook-service", "Service in front of the webhook server; the certificate is issued for <service>.<namespace>.svc.")
 	flag.StringVar(&certs.mutating, "mutating-webhook-configuration", "cronjob-operator-mutating-webhook-configuration", "MutatingWebhookConfiguration whose caBundle the rotator keeps.")
 	flag.StringVar(&certs.validating, "validating-webhook-configuration", "cronjob-operator-validating-webhook-configuration", "ValidatingWebhookConfiguration whose caBundle the rotator keeps.")
+	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces whose CronJobs the manager runs (and whose Jobs it caches); empty means all. With a list the manager needs rights in those namespaces only (config/namespaced).")
 	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 4, "How many CronJobs are reconciled in parallel.")
 	flag.Float64Var(&qps, "kube-api-qps", 50, "Queries per second to the Kubernetes API server (client-side rate limit).")
 	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the Kubernetes API server (client-side rate limit).")
@@ -79,13 +81,13 @@ func main() {
 	cfg.Burst = burst
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
-		Cache:                  controllers.CacheOptions(),
+		Cache:                  controllers.CacheOptions(splitNamespaces(watchNamespaces)...),
 		Metrics:                servers.metrics(),
 		WebhookServer:          webhook.NewServer(servers.webhook()),
 		HealthProbeBindAddress: probeAddr,
 		PprofBindAddress:       pprofAddr,
 		LeaderElection:         leaderElect,
-		LeaderElectionID:       "cronjob-operator.batch.cronjob-operator.dev",
+		LeaderElectionID:       leaderElectionID,
 		// The manager stops acting before it gives up the lease, so a new leader can start at once.
 		LeaderElectionReleaseOnCancel: true,
 		LeaseDuration:                 &leaseDuration,
@@ -126,7 +128,7 @@ func main() {
 		log.Error(err, "Unable to set up ready check")
 		os.Exit(1)
 	}
-	log.Info("Starting manager", "leaderElect", leaderElect, "webhooks", enableWebhooks, "maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst,
+	log.Info("Starting manager", "watchNamespaces", watchNamespaces, "leaderElect", leaderElect, "webhooks", enableWebhooks, "maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst,
 		"http2", servers.enableHTTP2, "goMemoryLimit", debug.SetMemoryLimit(-1))
 	if err := cronJobs.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "Manager exited with an error")

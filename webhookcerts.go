@@ -13,11 +13,19 @@ import (
 )
 
 // The manager provisions its webhook serving certificate itself, so that the webhooks work in a cluster
-// with no cert-manager (an offline kind cluster, say). It needs to read and write its Secret and to set the
-// caBundle of its webhook configurations.
+// with no cert-manager (an offline kind cluster, say). The rotator reads its Secret and the two webhook
+// configurations from an informer cache (list and watch), writes the certificate into the Secret and the
+// CA into the caBundle of the configurations (update), and does nothing else with them: the Secret ships
+// empty with the manager (config/webhook), so it is never created. Each rule is limited to the object's
+// name: the Secret's as config/webhook names it (kustomize's namePrefix renames it in the rule too), the
+// configurations' as deployed (kustomize renames no resourceNames of theirs), the defaults of
+// --mutating-webhook-configuration and --validating-webhook-configuration. For list and watch the limit
+// holds because the rotator's cache asks for that one object by a metadata.name field selector
+// (nameScopedConfig).
 //
-// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations;validatingwebhookconfigurations,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups="",namespace=system,resources=secrets,resourceNames=webhook-server-cert,verbs=list;watch;update
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,resourceNames=cronjob-operator-mutating-webhook-configuration,verbs=list;watch;update
+// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=cronjob-operator-validating-webhook-configuration,verbs=list;watch;update
 
 // webhookCertOptions says where the webhook serving certificate comes from.
 type webhookCertOptions struct {
@@ -52,7 +60,15 @@ func addWebhookCertRotator(mgr ctrl.Manager, o webhookCertOptions) (<-chan struc
 	if err != nil {
 		return nil, err
 	}
-	err = rotator.AddRotator(mgr, &rotator.CertRotator{
+	// The rotator makes its own cache of Secrets in ns and of webhook configurations from mgr.GetConfig(),
+	// with no way to narrow it; the config it is given asks for its three objects by name, so the manager
+	// needs no right to read the other Secrets of its namespace or other webhook configurations.
+	scoped := configManager{Manager: mgr, cfg: nameScopedConfig(mgr.GetConfig(), map[string]string{
+		"/api/v1/namespaces/" + ns + "/secrets":                                 o.secret,
+		"/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations":   o.mutating,
+		"/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations": o.validating,
+	})}
+	err = rotator.AddRotator(scoped, &rotator.CertRotator{
 		SecretKey:      types.NamespacedName{Namespace: ns, Name: o.secret},
 		CertDir:        o.files.dir,
 		CertName:       o.files.name,

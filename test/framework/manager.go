@@ -33,6 +33,13 @@ type ManagerOptions struct {
 	// namespaces. Specs set their own namespace, so that a manager never acts on the objects earlier specs
 	// left behind (envtest cannot delete namespaces).
 	Namespace string
+	// WatchNamespaces, when set, restricts the manager's cache to these namespaces instead of Namespace, as
+	// main.go's --watch-namespaces does.
+	WatchNamespaces []string
+	// User, when set, is the user the manager's requests are made as (impersonated by the control plane's
+	// admin), for example a ServiceAccount's "system:serviceaccount:<namespace>:<name>", so the manager has
+	// that user's rights only. Empty means the admin.
+	User string
 	// Clock is the controller's clock. Nil means the real clock. A *Clock (or any clock.WithTicker that is
 	// not the real clock) also drives the controller's workqueue, so RequeueAfter delays elapse only when
 	// the spec moves the clock. Managers on one time line take Shares of one Clock.
@@ -151,8 +158,14 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	if opts.MetricsBindAddress != "" {
 		mgrOpts.Metrics.BindAddress = opts.MetricsBindAddress
 	}
-	if opts.Namespace != "" {
+	switch {
+	case len(opts.WatchNamespaces) > 0:
+		mgrOpts.Cache = controllers.CacheOptions(opts.WatchNamespaces...)
+	case opts.Namespace != "":
 		mgrOpts.Cache = controllers.CacheOptions(opts.Namespace)
+	}
+	if opts.User != "" {
+		cfg.Impersonate = rest.ImpersonationConfig{UserName: opts.User}
 	}
 	if le := opts.LeaderElection; le != nil {
 		lock, err := leaseLock(cfg, le, name)

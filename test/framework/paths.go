@@ -31,6 +31,9 @@ func DefaultWebhookPaths() []string {
 	return []string{filepath.Join(repoRoot(), "config", "webhook", "manifests.yaml")}
 }
 
+// BinaryAssetsDir is binaryAssetsDir, for suites that start an envtest.Environment of their own.
+func BinaryAssetsDir() (string, error) { return binaryAssetsDir() }
+
 // binaryAssetsDir returns the directory of kube-apiserver and etcd: $KUBEBUILDER_ASSETS when set (envtest
 // reads it itself and "" leaves it to envtest), else the newest bin/k8s/<version>-<os>-<arch> that
 // `make envtest-assets` built.

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/cronjob-operator/cronjob-operator/test/framework"
+)
+
+// The names config/default deploys the manager with.
+const (
+	operatorNamespace = "cronjob-operator-system"
+	managerUser       = "system:serviceaccount:" + operatorNamespace + ":cronjob-operator-controller-manager"
+)
+
+var _ = Describe("Webhook certificate rotation", Ordered, func() {
+	var (
+		env      *envtest.Environment
+		c        client.Client
+		rendered []*unstructured.Unstructured
+	)
+	BeforeAll(func(ctx SpecContext) {
+		ctrl.SetLogger(zap.New(zap.WriteTo(GinkgoWriter), zap.UseDevMode(true)))
+		assets, err := framework.BinaryAssetsDir()
+		Expect(err).NotTo(HaveOccurred())
+		env = &envtest.Environment{BinaryAssetsDirectory: assets}
+		cfg, err := env.Start()
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(env.Stop)
+		c, err = client.New(cfg, client.Options{})
+		Expect(err).NotTo(HaveOccurred())
+
+		By("applying config/default's RBAC, Secret and webhook configurations")
+		rendered, err = framework.Kustomize(ctx, "config/default")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(framework.ApplyRBAC(ctx, c, rendered)).To(Succeed())
+		for _, o := range rendered {
+			switch o.GetKind() {
+			case "Secret", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
+				Expect(c.Create(ctx, o.DeepCopy())).To(Succeed())
+			}
+		}
+	})
+
+	When("the manager runs with the rights config/default gives its ServiceAccount", func() {
+		It("should fill its Secret and the caBundle of its two webhook configurations, and touch no other", func(ctx SpecContext) {
+			By("creating a Secret and a webhook configuration of someone else")
+			strangerSecret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: "someone-elses-secret"},
+				Data: map[string][]byte{"key": []byte("value")}}
+			Expect(c.Create(ctx, strangerSecret)).To(Succeed())
+			strangerWebhook := &admissionregistrationv1.MutatingWebhookConfiguration{
+				ObjectMeta: metav1.ObjectMeta{Name: "someone-elses-webhook"},
+				Webhooks: []admissionregistrationv1.MutatingWebhook{{
+					Name:                    "someone.example.com",
+					ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To("https://example.com/"), CABundle: []byte("theirs")},
+					AdmissionReviewVersions: []string{"v1"},
+					SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+					FailurePolicy:           ptr.To(admissionregistrationv1.Ignore),
+				}},
+			}
+			Expect(c.Create(ctx, strangerWebhook)).To(Succeed())
+
+			By("starting a manager as the ServiceAccount, with the rotator as main.go wires it")
+			certDir := GinkgoT().TempDir()
+			ready := startRotator(ctx, env.Config, certDir)
+
+			By("mounting the Secret's certificate into the certificate directory, as the kubelet does")
+			secret := &corev1.Secret{}
+			Eventually(func(g Gomega) {
+				g.Expect(c.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: "cronjob-operator-webhook-server-cert"}, secret)).To(Succeed())
+				g.Expect(secret.Data).To(HaveKey("ca.crt"))
+				g.Expect(secret.Data).To(HaveKey("tls.crt"))
+				g.Expect(secret.Data).To(HaveKey("tls.key"))
+			}).Should(Succeed())
+			for _, key := range []string{"ca.crt", "tls.crt", "tls.key"} {
+				Expect(os.WriteFile(filepath.Join(certDir, key), secret.Data[key], 0o600)).To(Succeed())
+			}
+
+			By("waiting for the rotator to report the certificate ready (CA injected)")
+			Eventually(ready).WithTimeout(3 * framework.Timeout).Should(BeClosed())
+			mutating := &admissionregistrationv1.MutatingWebhookConfiguration{}
+			Expect(c.Get(ctx, client.ObjectKey{Name: "cronjob-operator-mutating-webhook-configuration"}, mutating)).To(Succeed())
+			for _, w := range mutating.Webhooks {
+				Expect(bytes.Equal(w.ClientConfig.CABundle, secret.Data["ca.crt"])).To(BeTrue(), "caBundle of %s", w.Name)
+			}
+			validating := &admissionregistrationv1.ValidatingWebhookConfiguration{}
+			Expect(c.Get(ctx, client.ObjectKey{Name: "cronjob-operator-validating-webhook-configuration"}, validating)).To(Succeed())
+			for _, w := range validating.Webhooks {
+				Expect(bytes.Equal(w.ClientConfig.CABundle, secret.Data["ca.crt"])).To(BeTrue(), "caBundle of %s", w.Name)
+			}
+
+			By("checking that the stranger's objects are as they were")
+			Consistently(func(g Gomega) {
+				got := &admissionregistrationv1.MutatingWebhookConfiguration{}
+				g.Expect(c.Get(ctx, client.ObjectKeyFromObject(strangerWebhook), got)).To(Succeed())
+				g.Expect(got.ResourceVersion).To(Equal(strangerWebhook.ResourceVersion))
+				gotSecret := &corev1.Secret{}
+				g.Expect(c.Get(ctx, client.ObjectKeyFromObject(strangerSecret), gotSecret)).To(Succeed())
+				g.Expect(gotSecret.ResourceVersion).To(Equal(strangerSecret.ResourceVersion))
+			}).Should(Succeed())
+		})
+	})
+})
+
+// startRotator starts a manager that makes its requests as managerUser and runs the webhook certificate
+// rotator with main.go's defaults (the flags config/default passes), with certDir as the certificate
+// directory, and stops it when the spec ends. It returns the rotator's ready channel.
+func startRotator(ctx context.Context, admin *rest.Config, certDir string) <-chan struct{} {
+	GinkgoHelper()
+	cfg := rest.CopyConfig(admin)
+	cfg.Impersonate = rest.ImpersonationConfig{UserName: managerUser}
+	scheme := runtime.NewScheme()
+	Expect(corev1.AddToScheme(scheme)).To(Succeed())
+	Expect(admissionregistrationv1.AddToScheme(scheme)).To(Succeed())
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	Expect(err).NotTo(HaveOccurred())
+	GinkgoT().Setenv("POD_NAMESPACE", operatorNamespace)
+	ready, err := addWebhookCertRotator(mgr, webhookCertOptions{
+		rotate:     true,
+		files:      certFiles{dir: certDir},
+		secret:     "cronjob-operator-webhook-server-cert",
+		service:    "cronjob-operator-webhook-service",
+		mutating:   "cronjob-operator-mutating-webhook-configuration",
+		validating: "cronjob-operator-validating-webhook-configuration",
+	})
+	Expect(err).NotTo(HaveOccurred())
+	mgrCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan error, 1)
+	go func() {
+		defer GinkgoRecover()
+		done <- mgr.Start(mgrCtx)
+	}()
+	DeferCleanup(func() {
+		cancel()
+		Eventually(done).Should(Receive(Not(HaveOccurred())))
+	})
+	return ready
+}
