@@ -311,4 +311,3 @@ func repoRoot(t *testing.T) string {
 	}
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
-
