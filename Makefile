@@ -122,6 +122,13 @@ e2e: manifests generate kustomize kubectl ginkgo helm ## Run the kind e2e and ch
 	$(GINKGO) -tags e2e --procs=$(E2E_PROCS) --timeout=60m --poll-progress-after=120s -v \
 		--junit-report=junit.xml --output-dir=$(E2E_ARTIFACTS) $(E2E_ARGS) ./e2e
 
+# check-monitoring checks config/prometheus with promtool (hack/check-monitoring.sh): the rule groups extracted
+# from the PrometheusRule pass `promtool check rules`, and the unit tests of every alert in
+# config/prometheus/tests pass `promtool test rules`.
+.PHONY: check-monitoring
+check-monitoring: promtool ## Check the alerting rules and run their unit tests with promtool (config/prometheus).
+	PROMTOOL=$(PROMTOOL) hack/check-monitoring.sh
+
 .PHONY: test-unit
 test-unit: generate ## Run the tests that need no control plane (./api/... ./controllers/...).
 	go test ./api/... ./controllers/...
@@ -236,6 +243,8 @@ GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 GREMLINS ?= $(LOCALBIN)/gremlins-$(GREMLINS_VERSION)
 KUBE_SCORE ?= $(LOCALBIN)/kube-score-$(KUBE_SCORE_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
+# promtool's version is the github.com/prometheus/prometheus of hack/tools/promtool/go.mod.
+PROMTOOL ?= $(LOCALBIN)/promtool
 
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN) ## Install controller-gen into bin/ if needed.
@@ -274,6 +283,10 @@ helm: $(HELM) ## Build helm (hack/tools/helm) into bin/ if needed.
 $(HELM):
 	cd hack/tools/helm && GOFLAGS="$${GOFLAGS:-} -trimpath" go build -ldflags "-s -w -X helm.sh/helm/v4/internal/version.version=$(HELM_VERSION)" -o $(HELM) helm.sh/helm/v4/cmd/helm
 	ln -sfn helm-$(HELM_VERSION) $(LOCALBIN)/helm
+# promtool is built by hack/promtool.sh in its own module (hack/tools/promtool), cached in ~/.cache.
+.PHONY: promtool
+promtool: ## Install promtool (Prometheus' rule checker, built from the Go module proxy) into bin/ if needed.
+	hack/promtool.sh $(LOCALBIN)
 
 # kubectl builds kubectl with envtest-assets unless KUBECTL was given.
 .PHONY: kubectl
