@@ -138,7 +138,7 @@ func startRotator(ctx context.Context, admin *rest.Config, certDir string) <-cha
 	GinkgoT().Setenv("POD_NAMESPACE", operatorNamespace)
 	ready, err := addWebhookCertRotator(mgr, webhookCertOptions{
 		rotate:     true,
-		files:      certFiles{dir: certDir},
+		files:      certFiles{dir: certDir, name: "tls.crt", key: "tls.key"},
 		secret:     "cronjob-operator-webhook-server-cert",
 		service:    "cronjob-operator-webhook-service",
 		mutating:   "cronjob-operator-mutating-webhook-configuration",

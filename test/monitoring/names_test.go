@@ -35,28 +35,8 @@ import (
 // leaseName is main.go's LeaderElectionID, the name label of leader_election_master_status.
 const leaseName = "cronjob-operator.batch.cronjob-operator.dev"
 
-// operatorMetricNames is a temporary copy of controllers.MetricNames() (controllers/metrics.go, on main and
-// not yet on this branch): the operator's own metrics, histograms by their base name. Replace it with
-// controllers.MetricNames() when the branches meet.
-var operatorMetricNames = []string{
-	"cronjob_operator_job_creation_skew_seconds",
-	"cronjob_operator_runs_started_total",
-	"cronjob_operator_runs_missed_total",
-	"cronjob_operator_job_create_failures_total",
-	"cronjob_operator_jobs_deleted_total",
-	"cronjob_operator_cronjob_info",
-	"cronjob_operator_cronjob_created",
-	"cronjob_operator_cronjob_next_schedule_time",
-	"cronjob_operator_cronjob_status_last_schedule_time",
-	"cronjob_operator_cronjob_status_last_successful_time",
-	"cronjob_operator_cronjob_status_last_failure_time",
-	"cronjob_operator_cronjob_status_active",
-	"cronjob_operator_cronjob_spec_suspend",
-	"cronjob_operator_cronjob_status_condition",
-}
-
 // operatorHistograms are the operator's histograms, exported with _bucket, _sum and _count series.
-var operatorHistograms = []string{"cronjob_operator_job_creation_skew_seconds"}
+var operatorHistograms = []string{controllers.MetricJobCreationSkew}
 
 func TestDashboardAndRulesNameOnlyExportedMetrics(t *testing.T) {
 	exported := exportedNames(t)
@@ -221,7 +201,7 @@ func exportedNames(t *testing.T) map[string]bool {
 			addHistogram(f.GetName())
 		}
 	}
-	for _, n := range operatorMetricNames {
+	for _, n := range controllers.MetricNames() {
 		names[n] = true
 	}
 	for _, n := range operatorHistograms {
