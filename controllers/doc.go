@@ -14,6 +14,8 @@
 //     when the schedule was edited from managedFields;
 //   - remember.go is what the reconciler remembers between reconciles so it does not repeat itself (a
 //     Warning once per cause, a run blocked by a Job of someone else);
+//   - metrics.go holds the counters and the skew histogram (Metrics, MetricNames); state_metrics.go the
+//     per-CronJob state metrics, collected from the cache while the replica leads;
 //   - events.go holds the event reasons; recorder.go the events.k8s.io recorder; cache.go the cache
 //     options; cronjob_webhook.go the defaulting and validating webhooks; faultpoint.go and
 //     faultpoint_e2e.go the crash points of the e2e image.

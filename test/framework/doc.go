@@ -42,8 +42,11 @@
 //   - reads.go: what specs of envtest and e2e read and assert on (GetCronJob, EventReasonsRegarding,
 //     JobFinished, StartSpecJobOracle); events.go: the events regarding an object;
 //   - oracle.go: JobOracle, re-exported from test/oracle; outcomes.go: Outcomes, a record of what each
-//     reconcile did; metrics.go: reconcile counts and the API server's request counts; dump.go: the state
-//     dump of a failed spec;
+//     reconcile did; metrics.go: reconcile counts and the API server's request counts; scrape.go: a GET of
+//     a manager's metrics endpoint (Scrape, MetricValue, FreeLocalAddress); dump.go: the state dump of a
+//     failed spec;
+//   - kustomize.go: kustomize builds of config/ and the RBAC they render, applied for a spec (Kustomize,
+//     ApplyRBAC);
 //   - paths.go: where the CRDs, webhook manifests and envtest binaries are; timeouts.go: the shared waits;
 //   - clock_test.go: the unit tests of Clock.
 package framework
