@@ -106,6 +106,12 @@ func TestMetricsCountEachRunOnce(t *testing.T) {
 		want:    counts{"started{catch_up}": 1, "missed{too_many_missed}": maxMissedTimes, "skew_samples": 1},
 		skew:    time.Second,
 	}, {
+		name:    "exactly 100 runs due at once: the 99 before the most recent are superseded, not too many",
+		cronJob: hourly().CreationTimestamp(topOfTheHour.Add(-99*time.Hour - 30*time.Minute)),
+		at:      []time.Time{topOfTheHour.Add(time.Second)},
+		want:    counts{"started{catch_up}": 1, "missed{superseded}": maxMissedTimes - 1, "skew_samples": 1},
+		skew:    time.Second,
+	}, {
 		name:    "a run past startingDeadlineSeconds is missed once, however often it is seen",
 		cronJob: hourly().StartingDeadlineSeconds(60),
 		at:      []time.Time{topOfTheHour.Add(2 * time.Minute), topOfTheHour.Add(3 * time.Minute), topOfTheHour.Add(4 * time.Minute)},

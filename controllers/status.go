@@ -44,8 +44,8 @@ func observeSchedule(cj *cronjobv1.CronJob, now, editedAt time.Time) {
 	if editedAt.After(now) {
 		editedAt = now
 	}
-	switch obs := cj.Status.ObservedSchedule; {
-	case obs == nil:
+	obs := cj.Status.ObservedSchedule
+	if obs == nil {
 		// First observation: the schedule has been in force since runs are counted from, or since its edit.
 		cur.Since = cj.CreationTimestamp
 		if cj.Status.LastScheduleTime != nil {
@@ -54,6 +54,10 @@ func observeSchedule(cj *cronjobv1.CronJob, now, editedAt time.Time) {
 		if editedAt.After(cur.Since.Time) {
 			cur.Since = metav1.NewTime(editedAt)
 		}
+		cj.Status.ObservedSchedule = &cur
+		return
+	}
+	switch {
 	case !scheduleChanged(cj):
 		return
 	case editedAt.IsZero():
@@ -91,12 +95,11 @@ func earliestTime(cj *cronjobv1.CronJob) time.Time {
 
 // laterTime returns the later of a and b; nil counts as the earliest.
 func laterTime(a, b *metav1.Time) *metav1.Time {
-	switch {
-	case b == nil:
-		return a
-	case a == nil || b.After(a.Time):
-		return b.DeepCopy()
-	default:
+	if b == nil {
 		return a
 	}
+	if a == nil || b.After(a.Time) {
+		return b.DeepCopy()
+	}
+	return a
 }

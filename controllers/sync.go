@@ -105,10 +105,9 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	if s.out.Run == RunCreated {
 		s.countStarted(plan)
 	}
-	switch {
-	case failure != "":
+	if failure != "" {
 		setReady(s.cj, metav1.ConditionFalse, ReasonFailedCreate, failure, s.now)
-	default:
+	} else {
 		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonScheduled, "", s.now)
 	}
 	if err != nil {

@@ -88,10 +88,10 @@ func (s *syncer) deleteJob(ctx context.Context, job *batchv1.Job, reason string)
 		opts = append(opts, client.Preconditions{UID: &job.UID})
 	}
 	err := s.r.Client.Delete(ctx, job, opts...)
-	switch {
-	case apierrors.IsNotFound(err):
+	if apierrors.IsNotFound(err) {
 		return nil
-	case err != nil:
+	}
+	if err != nil {
 		s.event(corev1.EventTypeWarning, ReasonFailedDelete, "Delete", "Error deleting job %s: %v", job.Name, err)
 		return fmt.Errorf("deleting job %s: %w", job.Name, err)
 	}
