@@ -59,6 +59,16 @@ func creators(oracle *framework.JobOracle, cj *cronjobv1.CronJob) map[time.Time]
 	return by
 }
 
+// minutesAfter returns the n minutes after start: the scheduled times of runs 1 to n of a minutely
+// CronJob last scheduled at start.
+func minutesAfter(start time.Time, n int) []time.Time {
+	var want []time.Time
+	for i := 1; i <= n; i++ {
+		want = append(want, start.Add(time.Duration(i)*time.Minute))
+	}
+	return want
+}
+
 var _ = Describe("Leader election", func() {
 	// Two managers with leader election run side by side, as two replicas of the operator do. Leader
 	// election runs on the real clock; scheduling runs on the spec's fake clock. A JobOracle, watching
@@ -78,14 +88,7 @@ var _ = Describe("Leader election", func() {
 
 	// minute returns the scheduled time of the i-th run after start.
 	minute := func(i int) time.Time { return start.Add(time.Duration(i) * time.Minute) }
-	// runsUpTo returns the scheduled times of runs 1 to n.
-	runsUpTo := func(n int) []time.Time {
-		var want []time.Time
-		for i := 1; i <= n; i++ {
-			want = append(want, minute(i))
-		}
-		return want
-	}
+	runsUpTo := func(n int) []time.Time { return minutesAfter(start, n) }
 
 	When("the leader is stopped many times, mostly releasing its Lease, sometimes dying without a word", func() {
 		It("should have only the leader create Jobs, and exactly one Job for every scheduled minute", func(ctx SpecContext) {

@@ -34,13 +34,7 @@ var _ = Describe("Soak", Label("soak"), func() {
 		Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
 	})
 	minute := func(i int) time.Time { return start.Add(time.Duration(i) * time.Minute) }
-	runsUpTo := func(n int) []time.Time {
-		var want []time.Time
-		for i := 1; i <= n; i++ {
-			want = append(want, minute(i))
-		}
-		return want
-	}
+	runsUpTo := func(n int) []time.Time { return minutesAfter(start, n) }
 
 	// leadsRun moves the clock to the run-th minute and checks that the leader, and only it, starts that
 	// run, records it in status and asks to be woken for the next one.
