@@ -8,7 +8,8 @@ import (
 
 // ConcurrencyPolicy says how the controller treats a run that is due while an earlier Job of the same
 // CronJob is still active. The values and their meaning match batch/v1 CronJob.
-// +kubebuilder:validation:Enum=Allow;Forbid;Replace
+// Enqueue is this project's addition (see EnqueueConcurrent).
+// +kubebuilder:validation:Enum=Allow;Forbid;Replace;Enqueue
 type ConcurrencyPolicy string
 
 const (
@@ -20,6 +21,23 @@ const (
 	// ReplaceConcurrent deletes the active Jobs (and, through background propagation, their Pods) and then
 	// starts the new one.
 	ReplaceConcurrent ConcurrencyPolicy = "Replace"
+	// EnqueueConcurrent queues a run that is due while spec.maxActiveJobs Jobs are active (status.queued)
+	// and starts it, oldest first, as soon as a Job finishes. batch/v1 has no such policy: there a run that
+	// Forbid skips is lost once its starting deadline passes.
+	EnqueueConcurrent ConcurrencyPolicy = "Enqueue"
+)
+
+// MissedRunPolicy says which runs start when several scheduled times were missed (the controller was
+// down, or the CronJob could not run).
+// +kubebuilder:validation:Enum=MostRecent;All
+type MissedRunPolicy string
+
+const (
+	// MissedRunMostRecent starts only the most recent missed run, as batch/v1 does (the default).
+	MissedRunMostRecent MissedRunPolicy = "MostRecent"
+	// MissedRunAll starts every missed run, oldest first, one Job per scheduled time, up to
+	// spec.maxCatchUpRuns of the most recent ones. batch/v1 has no such policy.
+	MissedRunAll MissedRunPolicy = "All"
 )
 
 // Defaults of the spec, the same as batch/v1 CronJob.
@@ -28,6 +46,33 @@ const (
 	DefaultSuccessfulJobsHistoryLimit int32 = 3
 	// DefaultFailedJobsHistoryLimit is the number of failed Jobs kept when the field is unset.
 	DefaultFailedJobsHistoryLimit int32 = 1
+)
+
+// Defaults and bounds of the fields batch/v1 does not have.
+const (
+	// DefaultMaxCatchUpRuns is spec.maxCatchUpRuns when unset under missedRunPolicy All.
+	DefaultMaxCatchUpRuns int32 = 10
+	// MaxCatchUpRunsLimit is the largest spec.maxCatchUpRuns, the number of missed times batch/v1 counts.
+	MaxCatchUpRunsLimit int32 = 100
+	// DefaultMaxQueuedRuns is spec.maxQueuedRuns when unset under concurrencyPolicy Enqueue.
+	DefaultMaxQueuedRuns int32 = 10
+	// MaxQueuedRunsLimit is the largest spec.maxQueuedRuns.
+	MaxQueuedRunsLimit int32 = 100
+	// MaxJitterSeconds is the largest spec.jitterSeconds (one hour).
+	MaxJitterSeconds int32 = 3600
+)
+
+// Labels and annotations of the Jobs of manual runs (CronJobRun).
+const (
+	// TriggerLabel is set on every Job the operator creates: "schedule" for a scheduled run (and a catch-up
+	// or queued one), "manual" for a CronJobRun's.
+	TriggerLabel = "batch.cronjob-operator.dev/trigger"
+	// TriggerSchedule is the TriggerLabel value of a scheduled run's Job.
+	TriggerSchedule = "schedule"
+	// TriggerManual is the TriggerLabel value of a CronJobRun's Job.
+	TriggerManual = "manual"
+	// CronJobRunAnnotation is set on a CronJobRun's Job to the name of that CronJobRun.
+	CronJobRunAnnotation = "batch.cronjob-operator.dev/cronjobrun"
 )
 
 // ScheduledAtAnnotation is set on every Job the controller creates. Its value is the scheduled time of the
@@ -73,11 +118,55 @@ type CronJobSpec struct {
 	StartingDeadlineSeconds *int64 `json:"startingDeadlineSeconds,omitempty"`
 
 	// concurrencyPolicy says what happens when a run is due while an earlier Job is active:
-	// Allow (default) runs them concurrently, Forbid skips the new run, Replace deletes the active Jobs
-	// and starts the new one.
+	// Allow (default) runs them concurrently (up to maxActiveJobs), Forbid skips the new run, Replace
+	// deletes the active Jobs and starts the new one, Enqueue queues the new run in status.queued until
+	// fewer than maxActiveJobs Jobs are active (Enqueue is not in batch/v1).
 	// +kubebuilder:default=Allow
 	// +optional
 	ConcurrencyPolicy ConcurrencyPolicy `json:"concurrencyPolicy,omitempty"`
+
+	// maxActiveJobs is how many Jobs of this CronJob may be active at once under concurrencyPolicy Allow
+	// or Enqueue. Unset means unlimited under Allow and 1 under Enqueue. Under Allow, a run due at the
+	// limit is skipped like under Forbid (JobAlreadyActive; retried within startingDeadlineSeconds). Not
+	// allowed with Forbid or Replace, which run one Job at a time. batch/v1 has no such field.
+	// +kubebuilder:validation:Minimum=1
+	// +optional
+	MaxActiveJobs *int32 `json:"maxActiveJobs,omitempty"`
+
+	// maxQueuedRuns bounds status.queued under concurrencyPolicy Enqueue: a run due while the queue is
+	// full is not queued (QueueFull event, runs_missed_total reason queue_full). 1 to 100; defaults to 10.
+	// Only allowed with Enqueue.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	MaxQueuedRuns *int32 `json:"maxQueuedRuns,omitempty"`
+
+	// missedRunPolicy says which runs start when several scheduled times were missed: MostRecent (default,
+	// as batch/v1) starts the most recent one only; All starts each of the last maxCatchUpRuns missed
+	// times, oldest first, one Job per scheduled time, each only while within startingDeadlineSeconds and
+	// through the concurrency policy. batch/v1 has no such field.
+	// +kubebuilder:default=MostRecent
+	// +optional
+	MissedRunPolicy MissedRunPolicy `json:"missedRunPolicy,omitempty"`
+
+	// maxCatchUpRuns is how many missed runs missedRunPolicy All starts at most: the most recent ones;
+	// older missed times are reported once (MissedRunsDropped event, runs_missed_total reason
+	// too_many_missed) and not started. 1 to 100; defaults to 10. Only allowed with missedRunPolicy All.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	MaxCatchUpRuns *int32 `json:"maxCatchUpRuns,omitempty"`
+
+	// jitterSeconds delays each run by up to this many seconds after its scheduled time, by an amount
+	// derived from the CronJob's UID and the scheduled time: the same on every replica and after a
+	// restart, and different for CronJobs that share a schedule, so that they do not all start at once.
+	// The Job keeps the scheduled (not delayed) time in its name and annotation; startingDeadlineSeconds
+	// counts from the scheduled time. 0 to 3600; must be shorter than startingDeadlineSeconds and than the
+	// shortest interval between two scheduled times. Unset or 0 means no delay. batch/v1 has no such field.
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=3600
+	// +optional
+	JitterSeconds *int32 `json:"jitterSeconds,omitempty"`
 
 	// suspend, when true, stops new runs; active Jobs go on and history limits still apply. Runs whose time
 	// passes while suspended are missed. Defaults to false.
@@ -124,6 +213,20 @@ type CronJobStatus struct {
 	// +optional
 	LastFailureTime *metav1.Time `json:"lastFailureTime,omitempty"`
 
+	// nextScheduleTime is when the controller will start the next run: the next scheduled time plus its
+	// jitter (spec.jitterSeconds). Unset while suspended, when the schedule never fires, or when the
+	// schedule or time zone cannot be used. batch/v1 has no such field.
+	// +optional
+	NextScheduleTime *metav1.Time `json:"nextScheduleTime,omitempty"`
+
+	// queued lists the runs waiting under concurrencyPolicy Enqueue, oldest first. Each starts as soon
+	// as fewer than spec.maxActiveJobs Jobs are active, or is dropped (QueuedRunExpired event) once it is
+	// past startingDeadlineSeconds. The queue is status, not memory: it survives restarts and leader
+	// changes. batch/v1 has no such field.
+	// +listType=atomic
+	// +optional
+	Queued []QueuedRun `json:"queued,omitempty"`
+
 	// conditions describe the CronJob's state. Ready is True (reason Scheduled, or Suspended) while the
 	// controller can schedule runs, and False with the reason when it cannot: UnparseableSchedule,
 	// UnknownTimeZone, ScheduleNeverFires or FailedCreate. It turns True again as soon as the cause is gone.
@@ -160,6 +263,16 @@ type ObservedSchedule struct {
 	Since metav1.Time `json:"since"`
 }
 
+// QueuedRun is a run waiting under concurrencyPolicy Enqueue.
+type QueuedRun struct {
+	// scheduledTime is the scheduled time of the run; its Job gets the name and annotation of that time.
+	// +required
+	ScheduledTime metav1.Time `json:"scheduledTime"`
+	// since is when the run was queued.
+	// +required
+	Since metav1.Time `json:"since"`
+}
+
 // Condition types and reasons of CronJobStatus.Conditions.
 const (
 	// ConditionReady is True while the controller can schedule runs of the CronJob.
@@ -177,6 +290,9 @@ const (
 	// ReasonFailedCreate: the Job of the due run could not be created, or a Job of its name belongs to
 	// someone else.
 	ReasonFailedCreate = "FailedCreate"
+	// ReasonJitterTooLong: spec.jitterSeconds is not shorter than the shortest interval between two
+	// scheduled times (admission rejects it; this covers objects admitted before the rule).
+	ReasonJitterTooLong = "JitterTooLong"
 )
 
 // CronJob runs a Job on a cron schedule, like batch/v1 CronJob.
@@ -188,7 +304,12 @@ const (
 // +kubebuilder:printcolumn:name="Suspend",type=boolean,JSONPath=`.spec.suspend`
 // +kubebuilder:printcolumn:name="Active",type=string,JSONPath=`.status.active[*].name`,description="Names of the active Jobs"
 // +kubebuilder:printcolumn:name="Last Schedule",type=date,JSONPath=`.status.lastScheduleTime`
+// +kubebuilder:printcolumn:name="Next",type=string,JSONPath=`.status.nextScheduleTime`,description="When the next run starts (RFC 3339, UTC)"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.maxActiveJobs) || !has(self.spec.concurrencyPolicy) || self.spec.concurrencyPolicy in ['Allow', 'Enqueue']",message="spec.maxActiveJobs is only allowed with concurrencyPolicy Allow or Enqueue: Forbid and Replace run one Job at a time; remove maxActiveJobs or change the policy"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.maxQueuedRuns) || (has(self.spec.concurrencyPolicy) && self.spec.concurrencyPolicy == 'Enqueue')",message="spec.maxQueuedRuns is only allowed with concurrencyPolicy Enqueue: remove it or set concurrencyPolicy: Enqueue"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.maxCatchUpRuns) || (has(self.spec.missedRunPolicy) && self.spec.missedRunPolicy == 'All')",message="spec.maxCatchUpRuns is only allowed with missedRunPolicy All: remove it or set missedRunPolicy: All"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.jitterSeconds) || !has(self.spec.startingDeadlineSeconds) || self.spec.jitterSeconds == 0 || self.spec.jitterSeconds < self.spec.startingDeadlineSeconds",message="spec.jitterSeconds must be shorter than spec.startingDeadlineSeconds, or a delayed run could be past its deadline: lower the jitter or raise the deadline"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 52",message="metadata.name must be at most 52 characters: Job names add a dash and the scheduled minute and must fit 63"
 type CronJob struct {
 	metav1.TypeMeta   `json:",inline"`

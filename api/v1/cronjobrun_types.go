@@ -1,0 +1,136 @@
+package v1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// RunConcurrencyPolicy says whether a manual run honours its CronJob's concurrencyPolicy.
+// +kubebuilder:validation:Enum=Honor;Ignore
+type RunConcurrencyPolicy string
+
+const (
+	// RunHonorConcurrency applies the CronJob's concurrencyPolicy and maxActiveJobs to the manual run, as
+	// if it were scheduled (the default).
+	RunHonorConcurrency RunConcurrencyPolicy = "Honor"
+	// RunIgnoreConcurrency starts the manual run whatever is active.
+	RunIgnoreConcurrency RunConcurrencyPolicy = "Ignore"
+)
+
+// CronJobRunPhase is where a CronJobRun is in its life.
+// +kubebuilder:validation:Enum=Pending;Running;Succeeded;Failed;Rejected
+type CronJobRunPhase string
+
+const (
+	// RunPending: the run's Job is not created yet (for example it waits for the CronJob's concurrency
+	// policy).
+	RunPending CronJobRunPhase = "Pending"
+	// RunRunning: the run's Job exists and has not finished.
+	RunRunning CronJobRunPhase = "Running"
+	// RunSucceeded: the run's Job completed.
+	RunSucceeded CronJobRunPhase = "Succeeded"
+	// RunFailed: the run's Job failed.
+	RunFailed CronJobRunPhase = "Failed"
+	// RunRejected: the run will never start; the Ready condition's reason and message say why.
+	RunRejected CronJobRunPhase = "Rejected"
+)
+
+// DefaultRunTTLSecondsAfterFinished is spec.ttlSecondsAfterFinished of a CronJobRun when unset: one day.
+const DefaultRunTTLSecondsAfterFinished int32 = 86400
+
+// CronJobRunSpec is a request to run a CronJob's Job now, or for one past scheduled time. Only
+// ttlSecondsAfterFinished may change after creation.
+// +kubebuilder:validation:XValidation:rule="self.cronJobName == oldSelf.cronJobName && has(self.scheduledTime) == has(oldSelf.scheduledTime) && (!has(self.scheduledTime) || self.scheduledTime == oldSelf.scheduledTime) && (has(self.concurrencyPolicy) ? self.concurrencyPolicy : 'Honor') == (has(oldSelf.concurrencyPolicy) ? oldSelf.concurrencyPolicy : 'Honor')",message="spec.cronJobName, spec.scheduledTime and spec.concurrencyPolicy are immutable: create another CronJobRun"
+type CronJobRunSpec struct {
+	// cronJobName is the name of the CronJob, in the CronJobRun's namespace, whose jobTemplate runs.
+	//
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=52
+	// +required
+	CronJobName string `json:"cronJobName"`
+
+	// scheduledTime, when set, runs the CronJob for that past scheduled time (a backfill): the Job gets
+	// that time's deterministic name and annotation, so it can never duplicate the scheduled run of the
+	// same time; if that Job exists, the CronJobRun reports it and creates nothing. It must be a scheduled
+	// time of the CronJob's schedule, not in the future. Unset means now.
+	// +optional
+	ScheduledTime *metav1.Time `json:"scheduledTime,omitempty"`
+
+	// concurrencyPolicy says whether the CronJob's concurrencyPolicy and maxActiveJobs apply to this run:
+	// Honor (default) or Ignore.
+	// +kubebuilder:default=Honor
+	// +optional
+	ConcurrencyPolicy RunConcurrencyPolicy `json:"concurrencyPolicy,omitempty"`
+
+	// ttlSecondsAfterFinished is how long a finished (Succeeded, Failed or Rejected) CronJobRun is kept
+	// before the controller deletes it. A CronJobRun whose Job is deleted (history limits) goes with it
+	// sooner. Defaults to 86400 (one day); 0 deletes it as soon as it finishes.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+}
+
+// CronJobRunStatus is the observed state of a CronJobRun.
+type CronJobRunStatus struct {
+	// phase is Pending, Running, Succeeded, Failed or Rejected.
+	// +optional
+	Phase CronJobRunPhase `json:"phase,omitempty"`
+
+	// jobName is the name of the run's Job: the one created, or, for a scheduledTime whose Job existed,
+	// that Job.
+	// +optional
+	JobName string `json:"jobName,omitempty"`
+
+	// scheduledTime is the time the run is for: spec.scheduledTime, or when the Job was created.
+	// +optional
+	ScheduledTime *metav1.Time `json:"scheduledTime,omitempty"`
+
+	// startTime is when the run's Job was created.
+	// +optional
+	StartTime *metav1.Time `json:"startTime,omitempty"`
+
+	// completionTime is when the run finished (its Job completed or failed) or was rejected.
+	// +optional
+	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
+
+	// conditions: Ready says whether the run is going as asked (False with reason when Rejected).
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// CronJobRun is a manual run of a CronJob: its Job is created from the CronJob's jobTemplate, owned by the
+// CronJob (so history limits and status.active count it) and labelled as manual. batch/v1 has no such
+// resource (kubectl create job --from=cronjob/NAME makes a Job the CronJob does not know).
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:shortName=cjr,categories=all
+// +kubebuilder:printcolumn:name="CronJob",type=string,JSONPath=`.spec.cronJobName`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Job",type=string,JSONPath=`.status.jobName`
+// +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.scheduledTime`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type CronJobRun struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// spec is the requested run.
+	// +required
+	Spec CronJobRunSpec `json:"spec"`
+
+	// status is the observed state of the run, written by the controller.
+	// +optional
+	Status CronJobRunStatus `json:"status,omitempty"`
+}
+
+// CronJobRunList is a list of CronJobRuns.
+// +kubebuilder:object:root=true
+type CronJobRunList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []CronJobRun `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&CronJobRun{}, &CronJobRunList{})
+}
