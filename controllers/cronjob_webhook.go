@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -17,11 +18,12 @@ import (
 
 // CronJobAdmission is the defaulting and validating admission webhook of CronJob. It checks what the CRD
 // schema and CEL rules cannot: spec.schedule must parse with the parser the controller uses (standard five
-// fields or a descriptor; @every between one minute and five years) and spec.timeZone must be a known IANA
-// time zone. A schedule that never fires (such as "0 0 31 2 *") is admitted with a warning. Defaults are
+// fields or a descriptor; @every between one minute and five years), spec.timeZone must be a known IANA
+// time zone, and spec.jitterSeconds must be shorter than the shortest interval between two scheduled times
+// (over the next year; see shortestInterval). A schedule that never fires (such as "0 0 31 2 *") is admitted with a warning. Defaults are
 // those of batch/v1 CronJob.
 //
-// On update, the schedule and time zone are only checked when they change, so that an object admitted
+// On update, the schedule, time zone and jitter are only checked when one of them changes, so that an object admitted
 // before this webhook existed can still get its finalizers removed and be deleted.
 type CronJobAdmission struct {
 	// Clock gives `now` for the never-fires check; nil means the real clock.
@@ -44,6 +46,9 @@ func (a *CronJobAdmission) SetupWebhookWithManager(mgr ctrl.Manager) error {
 func (a *CronJobAdmission) Default(_ context.Context, cj *cronjobv1.CronJob) error {
 	if cj.Spec.ConcurrencyPolicy == "" {
 		cj.Spec.ConcurrencyPolicy = cronjobv1.AllowConcurrent
+	}
+	if cj.Spec.MissedRunPolicy == "" {
+		cj.Spec.MissedRunPolicy = cronjobv1.MissedRunMostRecent
 	}
 	if cj.Spec.Suspend == nil {
 		cj.Spec.Suspend = ptr.To(false)
@@ -75,7 +80,8 @@ func (a *CronJobAdmission) ValidateDelete(context.Context, *cronjobv1.CronJob) (
 
 func (a *CronJobAdmission) validate(cj, old *cronjobv1.CronJob) (admission.Warnings, error) {
 	if old != nil && old.Spec.Schedule == cj.Spec.Schedule &&
-		ptr.Deref(old.Spec.TimeZone, "") == ptr.Deref(cj.Spec.TimeZone, "") {
+		ptr.Deref(old.Spec.TimeZone, "") == ptr.Deref(cj.Spec.TimeZone, "") &&
+		ptr.Deref(old.Spec.JitterSeconds, 0) == ptr.Deref(cj.Spec.JitterSeconds, 0) {
 		return nil, nil
 	}
 	sched, _, err := parseSchedule(cj.Spec.Schedule, cj.Spec.TimeZone)
@@ -93,6 +99,14 @@ func (a *CronJobAdmission) validate(cj, old *cronjobv1.CronJob) (admission.Warni
 			field.ErrorList{field.Invalid(path, value, se.Message)})
 	}
 	now := orRealClock(a.Clock).Now()
+	if jitter := ptr.Deref(cj.Spec.JitterSeconds, 0); jitter > 0 {
+		if gap := shortestInterval(sched, now); gap > 0 && time.Duration(jitter)*time.Second >= gap {
+			return nil, apierrors.NewInvalid(cronjobv1.GroupVersion.WithKind("CronJob").GroupKind(), cj.Name,
+				field.ErrorList{field.Invalid(field.NewPath("spec", "jitterSeconds"), jitter,
+					fmt.Sprintf("must be shorter than the shortest interval between two runs of spec.schedule %q, %v, or a delayed run could start after the next one is due: set it below %d",
+						cj.Spec.Schedule, gap, int64(gap/time.Second)))})
+		}
+	}
 	if nextScheduleTime(sched, now, now).IsZero() {
 		return admission.Warnings{fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?); the CronJob will never run", cj.Spec.Schedule)}, nil
 	}

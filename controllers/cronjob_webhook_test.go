@@ -83,6 +83,7 @@ func TestAdmissionDefault(t *testing.T) {
 	want := cronjobv1.CronJobSpec{
 		Schedule:                   cj.Spec.Schedule,
 		ConcurrencyPolicy:          cronjobv1.AllowConcurrent,
+		MissedRunPolicy:            cronjobv1.MissedRunMostRecent,
 		Suspend:                    ptr.To(false),
 		JobTemplate:                cj.Spec.JobTemplate,
 		SuccessfulJobsHistoryLimit: ptr.To[int32](3),

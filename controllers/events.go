@@ -33,4 +33,15 @@ const (
 	ReasonMissingJob = "MissingJob"
 	// ReasonUnexpectedJob (Warning): a Job listed in status.active is not a Job of this CronJob.
 	ReasonUnexpectedJob = "UnexpectedJob"
+	// ReasonMissedRunsDropped (Warning): under missedRunPolicy All, missed runs beyond spec.maxCatchUpRuns
+	// do not start. batch/v1 has no such event.
+	ReasonMissedRunsDropped = "MissedRunsDropped"
+	// ReasonQueued (Normal): under concurrencyPolicy Enqueue, a due run waits in status.queued.
+	ReasonQueued = "Queued"
+	// ReasonQueueFull (Warning): under concurrencyPolicy Enqueue, a due run could not be queued because
+	// spec.maxQueuedRuns runs are queued.
+	ReasonQueueFull = "QueueFull"
+	// ReasonQueuedRunExpired (Warning): a queued run was dropped: past startingDeadlineSeconds, or the
+	// policy is no longer Enqueue.
+	ReasonQueuedRunExpired = "QueuedRunExpired"
 )

@@ -21,7 +21,8 @@ func jobName(cronJobName string, scheduled time.Time) string {
 }
 
 // newJob builds the Job for the run scheduled at `scheduled`: the template's labels, annotations and spec,
-// the scheduled-at annotation (RFC 3339 in loc, the CronJob's time zone) and a controller owner reference
+// the scheduled-at annotation (RFC 3339 in loc, the CronJob's time zone), the trigger label "schedule"
+// (cronjobv1.TriggerLabel; a CronJobRun's Job says "manual") and a controller owner reference
 // to the CronJob, so the garbage collector deletes the Job with its CronJob.
 func newJob(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location) *batchv1.Job {
 	tmpl := cj.Spec.JobTemplate
@@ -40,6 +41,10 @@ func newJob(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location) *bat
 		job.Annotations = map[string]string{}
 	}
 	job.Annotations[cronjobv1.ScheduledAtAnnotation] = scheduled.In(loc).Format(time.RFC3339)
+	if job.Labels == nil {
+		job.Labels = map[string]string{}
+	}
+	job.Labels[cronjobv1.TriggerLabel] = cronjobv1.TriggerSchedule
 	return job
 }
 

@@ -26,8 +26,9 @@ func TestMatrixDeadlines(t *testing.T) {
 		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{name(slot)}, LastSchedule: timePtr(slot),
 			Events: []string{evCreated}, StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
 	}
+	// A missed run writes status once: nextScheduleTime moves to the next scheduled time.
 	missed := func(last time.Time, requeue time.Duration) outcome {
-		return outcome{LastSchedule: timePtr(last), Events: []string{evMissed}, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
+		return outcome{LastSchedule: timePtr(last), Events: []string{evMissed}, StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
 	}
 
 	runMatrix(t, map[string]scenario{
@@ -57,7 +58,7 @@ func TestMatrixDeadlines(t *testing.T) {
 		},
 		"never ran, created half an hour before, 20 s late, past a 10 s deadline": {
 			cronJob: hourly().StartingDeadlineSeconds(shortDeadline).CreationTimestamp(hm(9, 30)), now: topOfTheHour.Add(20 * time.Second),
-			want: outcome{Events: []string{evMissed}, Ready: cronjobv1.ReasonScheduled, Requeue: time.Hour - 20*time.Second + pad},
+			want: outcome{StatusWrites: 1, Events: []string{evMissed}, Ready: cronjobv1.ReasonScheduled, Requeue: time.Hour - 20*time.Second + pad},
 		},
 		"daily, ran yesterday, exactly 2 h late, at a 2 h deadline: starts": {
 			cronJob: hourly().Schedule(daily).StartingDeadlineSeconds(mediumDeadline).CreationTimestamp(lastMonth).LastScheduleTime(topOfTheHour.Add(-24 * time.Hour)),

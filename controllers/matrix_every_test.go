@@ -31,7 +31,7 @@ func TestMatrixEvery(t *testing.T) {
 		},
 		"never ran, is time, past a 10 s deadline": {
 			cronJob: hourly().Schedule(every).StartingDeadlineSeconds(shortDeadline).CreationTimestamp(hm(8, 59)), now: hm(9, 59).Add(11 * time.Second),
-			want: outcome{Events: []string{evMissed}, Ready: scheduled, Requeue: time.Hour - 11*time.Second + pad},
+			want: outcome{StatusWrites: 1, Events: []string{evMissed}, Ready: scheduled, Requeue: time.Hour - 11*time.Second + pad},
 		},
 		"never ran, is time, within a 10 s deadline": {
 			cronJob: hourly().Schedule(every).StartingDeadlineSeconds(shortDeadline).CreationTimestamp(hm(8, 59)), now: hm(9, 59).Add(9 * time.Second),
@@ -89,7 +89,7 @@ func TestMatrixEvery(t *testing.T) {
 		"still active, is time, Forbid": {
 			cronJob: hourly().Schedule(every).Forbid().CreationTimestamp(hm(8, 59)).LastScheduleTime(hm(8, 59)).Active(runningJob(hm(8, 59))),
 			jobs:    jobsOf(runningJob(hm(8, 59))), now: minLate,
-			want: outcome{Active: []string{name(hm(8, 59))}, LastSchedule: timePtr(hm(8, 59)),
+			want: outcome{StatusWrites: 1, Active: []string{name(hm(8, 59))}, LastSchedule: timePtr(hm(8, 59)),
 				Events: []string{evAlreadyActive}, Ready: scheduled, Requeue: 58*time.Minute + pad},
 		},
 		"still active, is time, Replace": {
@@ -102,7 +102,7 @@ func TestMatrixEvery(t *testing.T) {
 		"still active, is time, past a 10 s deadline": {
 			cronJob: hourly().Schedule(every).StartingDeadlineSeconds(shortDeadline).CreationTimestamp(hm(8, 59)).LastScheduleTime(hm(9, 59)).Active(runningJob(hm(9, 59))),
 			jobs:    jobsOf(runningJob(hm(9, 59))), now: hm(10, 59).Add(11 * time.Second),
-			want: outcome{Active: []string{name(hm(9, 59))}, LastSchedule: timePtr(hm(9, 59)), Events: []string{evMissed},
+			want: outcome{StatusWrites: 1, Active: []string{name(hm(9, 59))}, LastSchedule: timePtr(hm(9, 59)), Events: []string{evMissed},
 				Ready: scheduled, Requeue: time.Hour - 11*time.Second + pad},
 		},
 		"still active, is time, within an 11 days deadline": {

@@ -109,7 +109,7 @@ func TestMatrixReplaceFailures(t *testing.T) {
 				err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause}}
 				return err
 			}},
-			want: outcome{Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+			want: outcome{StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
 		},
 	})
 }
@@ -189,7 +189,8 @@ func TestMatrixStaleCache(t *testing.T) {
 	for p, want := range map[cronjobv1.ConcurrencyPolicy]outcome{
 		cronjobv1.AllowConcurrent: {Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(priorHour), name(topOfTheHour)},
 			LastSchedule: timePtr(topOfTheHour), Events: []string{evCreated}, StatusWrites: 1},
-		cronjobv1.ForbidConcurrent: {Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evAlreadyActive}},
+		cronjobv1.ForbidConcurrent: {Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evAlreadyActive},
+			StatusWrites: 1}, // nextScheduleTime moves on
 		cronjobv1.ReplaceConcurrent: {Created: []createdJob{newRun(topOfTheHour)}, Deleted: []string{name(priorHour)},
 			Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), Events: []string{evDeleted, evCreated}, StatusWrites: 1},
 	} {

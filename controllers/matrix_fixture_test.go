@@ -205,9 +205,22 @@ func recording(funcs interceptor.Funcs, server client.Client, got *outcome) inte
 }
 
 // steadyStatus fills in the status an earlier reconcile would have left: observedSchedule (the schedule in
-// force since the last run, or since creation) and the Ready condition (Scheduled, or Suspended).
+// force since the last run, or since creation), the Ready condition (Scheduled, or Suspended) and
+// nextScheduleTime (the first scheduled time after the last run, or after creation; none when suspended;
+// without jitter).
 func steadyStatus(cj *cronjobv1.CronJob) {
 	suspended := ptr.Deref(cj.Spec.Suspend, false)
+	if cj.Status.NextScheduleTime == nil && !suspended && ptr.Deref(cj.Spec.JitterSeconds, 0) == 0 {
+		if sched, _, err := parseSchedule(cj.Spec.Schedule, cj.Spec.TimeZone); err == nil {
+			from := cj.CreationTimestamp.Time
+			if cj.Status.LastScheduleTime != nil {
+				from = cj.Status.LastScheduleTime.Time
+			}
+			if next := nextScheduleTime(sched, from, from); !next.IsZero() {
+				cj.Status.NextScheduleTime = &metav1.Time{Time: next}
+			}
+		}
+	}
 	if cj.Status.ObservedSchedule == nil {
 		since := cj.CreationTimestamp
 		if cj.Status.LastScheduleTime != nil {

@@ -60,7 +60,7 @@ func TestMatrixNeverFiresAndIrregular(t *testing.T) {
 		},
 		"30 6-16/4 * * 1-5, two months late, past a 2 h deadline: MissSchedule": {
 			cronJob: hourly().Schedule(sixteen).StartingDeadlineSeconds(mediumDeadline).LastScheduleTime(hm(6, 30)), now: at("2026-05-02T12:00:00Z"),
-			want: outcome{LastSchedule: timePtr(hm(6, 30)), Events: []string{evMissed}, Ready: scheduled,
+			want: outcome{StatusWrites: 1, LastSchedule: timePtr(hm(6, 30)), Events: []string{evMissed}, Ready: scheduled,
 				Requeue: at("2026-05-04T06:30:00Z").Sub(at("2026-05-02T12:00:00Z")) + pad},
 		},
 		"30 6-16/4 * * 1-5, ran at 10:30, is time at 14:30: starts, requeued for Tuesday 06:30": {
@@ -91,7 +91,7 @@ func TestMatrixNeverFiresAndIrregular(t *testing.T) {
 		},
 		"30 10,11,12 * * 1-5, ran Friday 11:30, Monday 09:00, past a 2 h deadline: MissSchedule": {
 			cronJob: hourly().Schedule(hourList).StartingDeadlineSeconds(mediumDeadline).LastScheduleTime(at("2026-03-06T11:30:00Z")), now: at("2026-03-09T09:00:00Z"),
-			want: outcome{LastSchedule: timePtr(at("2026-03-06T11:30:00Z")), Events: []string{evMissed}, Ready: scheduled,
+			want: outcome{StatusWrites: 1, LastSchedule: timePtr(at("2026-03-06T11:30:00Z")), Events: []string{evMissed}, Ready: scheduled,
 				Requeue: 90*time.Minute + pad},
 		},
 		"0 12 * * 1 (weekly), three years late on a Sunday: TooManyMissedTimes, exactly last Monday's run starts": {

@@ -94,7 +94,8 @@ func TestMatrixHistoryTimePolicy(t *testing.T) {
 //   - more than 100 unmet times: TooManyMissedTimes, and the most recent one starts;
 //   - Forbid skips while a Job is active (JobAlreadyActive); Replace deletes the active Jobs first;
 //   - a finished Job in status.active leaves it (SawCompletedJob) and sets lastSuccessfulTime;
-//   - status is written once, only if it changed; the requeue is the next scheduled time + 10 ms.
+//   - status is written once, only if it changed (nextScheduleTime changes once a scheduled time has passed,
+//     whether its run started or not); the requeue is the next scheduled time + 10 ms.
 func hourlyRules(h matrixHistory, now time.Time, deadline *int64, p cronjobv1.ConcurrencyPolicy) (want outcome, dueState string) {
 	earliest := priorHour           // lastScheduleTime, or the creation time when it never ran
 	slot := now.Truncate(time.Hour) // the most recent scheduled time at or before now
@@ -121,6 +122,9 @@ func hourlyRules(h matrixHistory, now time.Time, deadline *int64, p cronjobv1.Co
 		}
 	}
 
+	if slot.After(earliest) {
+		changed = true // a scheduled time passed: status.nextScheduleTime moves to the next one
+	}
 	switch {
 	case !slot.After(earliest):
 		// not time yet

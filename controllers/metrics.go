@@ -46,6 +46,9 @@ const (
 	// TriggerCatchUp: the run started late, for a scheduled time before this controller process first
 	// reconciled (it was down, or not the leader), or after runs that were missed meanwhile.
 	TriggerCatchUp = "catch_up"
+	// TriggerQueued: the run waited in status.queued (concurrencyPolicy Enqueue) and started when a Job
+	// finished. Its skew, which includes the wait, is not observed.
+	TriggerQueued = "queued"
 )
 
 // Values of the reason label of runs_missed_total. Each run that will never start counts once.
@@ -62,6 +65,15 @@ const (
 	// JobAlreadyActive). Counted when first skipped; the run is retried while within
 	// startingDeadlineSeconds and, if it starts after all, counts in runs_started_total too.
 	MissedForbid = "forbid"
+	// MissedMaxActive: concurrencyPolicy Allow skipped the run because spec.maxActiveJobs Jobs were active
+	// (event JobAlreadyActive); counted and retried as MissedForbid.
+	MissedMaxActive = "max_active"
+	// MissedQueueFull: concurrencyPolicy Enqueue could not queue the run, spec.maxQueuedRuns were queued
+	// (event QueueFull); counted when first skipped, retried as MissedForbid.
+	MissedQueueFull = "queue_full"
+	// MissedQueueExpired: a queued run was dropped, past startingDeadlineSeconds or because the policy is no
+	// longer Enqueue (event QueuedRunExpired).
+	MissedQueueExpired = "queue_expired"
 )
 
 // Values of the reason label of jobs_deleted_total.
@@ -101,11 +113,11 @@ func NewMetrics() *Metrics {
 		}),
 		started: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricRunsStarted,
-			Help: "Runs whose Job was created, by trigger: schedule (on time) or catch_up (late, after downtime or missed runs).",
+			Help: "Runs whose Job was created, by trigger: schedule (on time), catch_up (late, after downtime or missed runs) or queued (concurrencyPolicy Enqueue).",
 		}, []string{"trigger"}),
 		missed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricRunsMissed,
-			Help: "Runs that did not start, once per run, by reason: past_deadline, too_many_missed, superseded, forbid.",
+			Help: "Runs that did not start, once per run, by reason: past_deadline, too_many_missed, superseded, forbid, max_active, queue_full, queue_expired.",
 		}, []string{"reason"}),
 		createFailures: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: MetricJobCreateFailures,
@@ -116,10 +128,11 @@ func NewMetrics() *Metrics {
 			Help: "Jobs the controller deleted, by reason: history (beyond the history limits) or replace (concurrencyPolicy Replace).",
 		}, []string{"reason"}),
 	}
-	for _, t := range []string{TriggerSchedule, TriggerCatchUp} {
+	for _, t := range []string{TriggerSchedule, TriggerCatchUp, TriggerQueued} {
 		m.started.WithLabelValues(t)
 	}
-	for _, r := range []string{MissedPastDeadline, MissedTooMany, MissedSuperseded, MissedForbid} {
+	for _, r := range []string{MissedPastDeadline, MissedTooMany, MissedSuperseded, MissedForbid, MissedMaxActive,
+		MissedQueueFull, MissedQueueExpired} {
 		m.missed.WithLabelValues(r)
 	}
 	for _, r := range []string{DeletedHistory, DeletedReplace} {
@@ -149,6 +162,14 @@ func (m *Metrics) runStarted(trigger string, skew time.Duration) {
 	}
 	m.started.WithLabelValues(trigger).Inc()
 	m.skew.Observe(skew.Seconds())
+}
+
+// queuedRunStarted counts a run started from status.queued; its skew includes the wait and is not observed.
+func (m *Metrics) queuedRunStarted() {
+	if m == nil {
+		return
+	}
+	m.started.WithLabelValues(TriggerQueued).Inc()
 }
 
 // runsMissed counts n runs missed for reason; n must not be negative (0 counts nothing).

@@ -11,6 +11,9 @@ type Outcome struct {
 	Scheduled time.Time
 	// Job is the name of that run's Job: created, adopted, or held by someone else (RunBlocked).
 	Job string
+	// Dequeued is the scheduled time of the queued run (concurrencyPolicy Enqueue) whose Job this reconcile
+	// created or adopted before it looked at the run due now; zero if none.
+	Dequeued time.Time
 	// Deleted lists the Jobs deleted (history limits, Replace), in order.
 	Deleted []string
 	// Status says whether the status was written.
@@ -33,7 +36,8 @@ const (
 	// RunAdopted: a Job of this CronJob for the run existed already (a create whose status write was lost,
 	// or a cache behind the API server) and now counts as the run.
 	RunAdopted RunOutcome = "Adopted"
-	// RunSkipped: concurrencyPolicy Forbid and a Job is active (JobAlreadyActive); retried while within
+	// RunSkipped: concurrencyPolicy Forbid and a Job is active, or Allow and maxActiveJobs are active
+	// (JobAlreadyActive), or Enqueue and the queue is full (QueueFull); retried while within
 	// startingDeadlineSeconds.
 	RunSkipped RunOutcome = "Skipped"
 	// RunMissed: the most recent scheduled time is past startingDeadlineSeconds (MissSchedule).
@@ -44,6 +48,9 @@ const (
 	// RunFailed: the Job could not be created, or the Replace policy could not delete an active Job; the
 	// error is in Err and the reconcile is retried.
 	RunFailed RunOutcome = "Failed"
+	// RunQueued: concurrencyPolicy Enqueue put the run in status.queued (maxActiveJobs Jobs are active, or
+	// older runs are queued).
+	RunQueued RunOutcome = "Queued"
 	// RunNamespaceTerminating: the namespace is being deleted, so no Job can be created there.
 	RunNamespaceTerminating RunOutcome = "NamespaceTerminating"
 )

@@ -263,7 +263,7 @@ func TestReconcileOutcome(t *testing.T) {
 		"is time, Forbid, the 09:00 Job active: skipped": {
 			cronJob: hourly().Forbid().LastScheduleTime(priorHour).Active(runningJob(priorHour)),
 			jobs:    []client.Object{runningJob(priorHour)}, now: isTime,
-			want: Outcome{Run: RunSkipped, Scheduled: topOfTheHour, Job: name(topOfTheHour), RequeueAfter: time.Hour - 5*time.Second + requeuePadding},
+			want: Outcome{Status: StatusWritten, Run: RunSkipped, Scheduled: topOfTheHour, Job: name(topOfTheHour), RequeueAfter: time.Hour - 5*time.Second + requeuePadding},
 		},
 		"is time, Replace, the 09:00 Job active: deleted, the run's Job created": {
 			cronJob: hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(priorHour)),

@@ -2,7 +2,9 @@ package controllers
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -168,23 +170,35 @@ func nextScheduleTime(sched cron.Schedule, anchor, after time.Time) time.Time {
 // runPlan is what the schedule says about one reconcile: which run is due, what was missed, and when to
 // look again.
 type runPlan struct {
-	// Scheduled is the most recent unmet scheduled time within the starting deadline; zero if none is due.
+	// Scheduled is the most recent unmet scheduled time within the starting deadline whose start time (the
+	// scheduled time plus its jitter) has come; zero if none is due.
 	Scheduled time.Time
 	// Missed is the most recent unmet scheduled time that is past the starting deadline; it is set only
 	// when Scheduled is zero, and such a run is not started (MissSchedule).
 	Missed time.Time
-	// Unmet is the number of unmet scheduled times within the deadline, exact up to maxMissedTimes+1.
+	// Unmet is the number of due unmet scheduled times within the deadline, exact up to maxMissedTimes+1.
 	Unmet int
-	// Next is the first scheduled time after now (and after the last scheduled time); zero if the schedule
+	// Next is the first scheduled time whose start has not come yet: after now (and after the last
+	// scheduled time), or a scheduled time before now whose jitter has not passed. Zero if the schedule
 	// never fires again.
 	Next time.Time
+	// NextStart is when the run scheduled at Next starts: Next plus its jitter. Zero with Next.
+	NextStart time.Time
+	// Since is the start of the window of due runs (exclusive): the last scheduled time, or now minus the
+	// starting deadline if that is later.
+	Since time.Time
 }
 
+// delayFunc is the jitter of the run scheduled at a time (see jitterDelay); nil means none.
+type delayFunc func(scheduled time.Time) time.Duration
+
 // planRun computes the runPlan at `now` for a CronJob whose last scheduled time (or creation time, if it
-// never ran) is `earliest`, with an optional starting deadline in seconds. Matches batch/v1: the run to
-// start is the most recent unmet scheduled time in (max(earliest, now - deadline), now]. A clock that went
-// backwards (now before earliest) gives no run and a Next after earliest.
-func planRun(sched cron.Schedule, earliest, now time.Time, deadlineSeconds *int64) runPlan {
+// never ran) is `earliest`, with an optional starting deadline in seconds and the jitter of each run
+// (delay; nil for none). Matches batch/v1 without jitter: the run to start is the most recent unmet
+// scheduled time in (max(earliest, now - deadline), now]. With jitter, a scheduled time is due once its
+// delay has passed too; the deadline still counts from the scheduled time. A clock that went backwards (now
+// before earliest) gives no run and a Next after earliest.
+func planRun(sched cron.Schedule, earliest, now time.Time, deadlineSeconds *int64, delay delayFunc) runPlan {
 	var plan runPlan
 	since := earliest
 	// A deadline longer than time.Duration can hold (292 years) is no deadline; multiplying it would
@@ -196,17 +210,140 @@ func planRun(sched cron.Schedule, earliest, now time.Time, deadlineSeconds *int6
 			since = d
 		}
 	}
-	plan.Scheduled, plan.Unmet = mostRecentScheduleTime(sched, earliest, since, now)
-	if plan.Scheduled.IsZero() && since.After(earliest) {
-		plan.Missed, _ = mostRecentScheduleTime(sched, earliest, earliest, since)
-	}
+	plan.Since = since
 	after := now
 	if earliest.After(after) {
 		after = earliest
 	}
 	plan.Next = nextScheduleTime(sched, earliest, after)
+	plan.Scheduled, plan.Unmet = mostRecentScheduleTime(sched, earliest, since, now)
+	if !plan.Scheduled.IsZero() && delay != nil && now.Before(plan.Scheduled.Add(delay(plan.Scheduled))) {
+		// Its jitter has not passed: it is the next run. The one before it, if unmet, is due: a delay is
+		// always shorter than the interval to the next scheduled time (jitterDelay).
+		plan.Next = plan.Scheduled
+		plan.Scheduled, plan.Unmet = mostRecentScheduleTime(sched, earliest, since, plan.Scheduled.Add(-time.Nanosecond))
+	}
+	if plan.Scheduled.IsZero() && since.After(earliest) {
+		plan.Missed, _ = mostRecentScheduleTime(sched, earliest, earliest, since)
+	}
+	if !plan.Next.IsZero() {
+		plan.NextStart = plan.Next
+		if delay != nil {
+			plan.NextStart = plan.Next.Add(delay(plan.Next))
+		}
+	}
 	return plan
 }
+
+// oldestCatchUp is the run that missedRunPolicy All starts next: the oldest of the last `limit` unmet
+// scheduled times in (since, newest], where newest is the most recent due one (runPlan.Scheduled). dropped
+// is how many older unmet times are beyond the limit and never start, exact up to maxMissedTimes+1 (a
+// larger number is reported as maxMissedTimes+1). anchor is as for mostRecentScheduleTime.
+//
+// The cost is bounded by the limit, not by the downtime: a backward search with doubling windows finds a
+// window ending at newest that holds at least `limit` times, then one walk forward through it.
+func oldestCatchUp(sched cron.Schedule, anchor, since, newest time.Time, limit int) (oldest time.Time, dropped int) {
+	if limit < 1 {
+		limit = 1
+	}
+	if every, ok := sched.(cron.ConstantDelaySchedule); ok {
+		if every.Delay <= 0 || !newest.After(since) {
+			return time.Time{}, 0
+		}
+		kMax := int64(newest.Sub(anchor) / every.Delay)
+		kMin := int64(since.Sub(anchor)/every.Delay) + 1
+		if kMin < 1 {
+			kMin = 1
+		}
+		if kMax < kMin {
+			return time.Time{}, 0
+		}
+		k := max(kMin, kMax-int64(limit)+1)
+		return anchor.Add(time.Duration(k) * every.Delay), int(min(k-kMin, maxMissedTimes+1))
+	}
+	for w := time.Minute; ; w *= 2 {
+		from := newest.Add(-w)
+		if !from.After(since) {
+			from = since
+		}
+		// The times in (from, newest], the last `limit` of them in a ring.
+		ring := make([]time.Time, 0, limit)
+		n := 0
+		for t := sched.Next(from); !t.IsZero() && !t.After(newest); t = sched.Next(t) {
+			if len(ring) < limit {
+				ring = append(ring, t)
+			} else {
+				ring[n%limit] = t
+			}
+			n++
+		}
+		if n >= limit || from.Equal(since) {
+			if n == 0 {
+				return time.Time{}, 0
+			}
+			oldest = ring[0]
+			if n > limit {
+				oldest = ring[n%limit]
+			}
+			_, older := mostRecentScheduleTime(sched, anchor, since, from)
+			return oldest, min(older+max(n-limit, 0), maxMissedTimes+1)
+		}
+	}
+}
+
+// jitterDelay is the delay of the run scheduled at `scheduled` for a CronJob with this UID and
+// spec.jitterSeconds: a hash of the UID and the scheduled time, in milliseconds, below jitterSeconds
+// seconds. It is the same on every replica and after a restart, and differs between CronJobs that share a
+// schedule. It is kept shorter than the interval to the next scheduled time (next, zero if none), so that
+// runs keep their order and a run never starts after the next one is due whatever the schedule; admission
+// rejects a jitter that the shortest interval would shorten (shortestInterval).
+func jitterDelay(uid string, jitterSeconds int32, scheduled, next time.Time) time.Duration {
+	if jitterSeconds <= 0 {
+		return 0
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(uid))
+	_, _ = h.Write([]byte(strconv.FormatInt(scheduled.Unix(), 10)))
+	d := time.Duration(h.Sum64()%uint64(int64(jitterSeconds)*1000)) * time.Millisecond
+	if !next.IsZero() {
+		if gap := next.Sub(scheduled) - time.Millisecond; d > gap {
+			d = max(gap, 0)
+		}
+	}
+	return d
+}
+
+// shortestInterval is the shortest interval between two consecutive scheduled times from `from` on: the
+// interval of an @every schedule, else the shortest of the next year's intervals, looking at most at
+// shortestIntervalRuns of them (a year holds every pattern of the minute, hour, day and month fields that
+// can make an interval short, and both of a year's DST changes). Zero if the schedule has fewer than two
+// times in the next five years.
+func shortestInterval(sched cron.Schedule, from time.Time) time.Duration {
+	if every, ok := sched.(cron.ConstantDelaySchedule); ok {
+		return every.Delay
+	}
+	end := from.AddDate(1, 0, 0)
+	var shortest time.Duration
+	prev := sched.Next(from)
+	for i := 0; i < shortestIntervalRuns && !prev.IsZero(); i++ {
+		t := sched.Next(prev)
+		if t.IsZero() {
+			break
+		}
+		if d := t.Sub(prev); shortest == 0 || d < shortest {
+			shortest = d
+		}
+		if t.After(end) {
+			break
+		}
+		prev = t
+	}
+	return shortest
+}
+
+// shortestIntervalRuns bounds the walk of shortestInterval (a minutely schedule has 525,600 times a year;
+// its shortest interval shows in the first two).
+const shortestIntervalRuns = 10000
 
 // requeueAfter returns how long to wait until the next scheduled time, plus requeuePadding; never negative.
 // ok is false when there is no next time.

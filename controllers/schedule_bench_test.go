@@ -80,7 +80,7 @@ func BenchmarkPlanRun(b *testing.B) {
 			now := topOfTheHour.Add(overdue)
 			b.ReportAllocs()
 			for b.Loop() {
-				if p := planRun(sched, topOfTheHour, now, ptr.To[int64](200)); p.Next.IsZero() {
+				if p := planRun(sched, topOfTheHour, now, ptr.To[int64](200), nil); p.Next.IsZero() {
 					b.Fatal("no next run")
 				}
 			}

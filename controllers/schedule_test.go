@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/robfig/cron/v3"
 	"k8s.io/utils/ptr"
 
@@ -235,8 +236,9 @@ func TestPlanRun(t *testing.T) {
 		// history and environment
 		earliest time.Time // lastScheduleTime, or creation
 		now      time.Time
+		delay    delayFunc // jitter; nil for none
 		// expectations
-		want runPlan
+		want runPlan // NextStart defaults to Next; Since is not compared
 	}{
 		"never ran, not time yet": {
 			schedule: "0 * * * *", earliest: topOfTheHour.Add(-30 * time.Minute), now: topOfTheHour.Add(-time.Second),
@@ -286,11 +288,30 @@ func TestPlanRun(t *testing.T) {
 			schedule: "0 0 31 2 *", earliest: topOfTheHour, now: topOfTheHour.Add(time.Hour),
 			want: runPlan{},
 		},
+		"jitter: not due before its delay has passed": {
+			schedule: "0 * * * *", earliest: topOfTheHour.Add(-time.Hour), now: topOfTheHour.Add(29 * time.Second), delay: constantDelay(30 * time.Second),
+			want: runPlan{Next: topOfTheHour, NextStart: topOfTheHour.Add(30 * time.Second)},
+		},
+		"jitter: due once its delay has passed": {
+			schedule: "0 * * * *", earliest: topOfTheHour.Add(-time.Hour), now: topOfTheHour.Add(30 * time.Second), delay: constantDelay(30 * time.Second),
+			want: runPlan{Scheduled: topOfTheHour, Unmet: 1, Next: topOfTheHour.Add(time.Hour), NextStart: topOfTheHour.Add(time.Hour + 30*time.Second)},
+		},
+		"jitter: the run before is due while the next one waits for its delay": {
+			schedule: "0 * * * *", earliest: topOfTheHour.Add(-2 * time.Hour), now: topOfTheHour.Add(10 * time.Second), delay: constantDelay(30 * time.Second),
+			want: runPlan{Scheduled: topOfTheHour.Add(-time.Hour), Unmet: 1, Next: topOfTheHour, NextStart: topOfTheHour.Add(30 * time.Second)},
+		},
+		"jitter: the deadline counts from the scheduled time, not from the delayed start": {
+			schedule: "0 * * * *", deadline: ptr.To[int64](40), earliest: topOfTheHour.Add(-time.Hour), now: topOfTheHour.Add(41 * time.Second), delay: constantDelay(30 * time.Second),
+			want: runPlan{Missed: topOfTheHour, Next: topOfTheHour.Add(time.Hour), NextStart: topOfTheHour.Add(time.Hour + 30*time.Second)},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := planRun(mustParse(t, tc.schedule, nil), tc.earliest, tc.now, tc.deadline)
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			if tc.want.NextStart.IsZero() {
+				tc.want.NextStart = tc.want.Next
+			}
+			got := planRun(mustParse(t, tc.schedule, nil), tc.earliest, tc.now, tc.deadline, tc.delay)
+			if diff := cmp.Diff(tc.want, got, cmpopts.IgnoreFields(runPlan{}, "Since")); diff != "" {
 				t.Errorf("planRun mismatch (-want,+got):\n%s", diff)
 			}
 		})
@@ -316,3 +337,6 @@ func TestRequeueAfter(t *testing.T) {
 		})
 	}
 }
+
+// constantDelay is a jitter of d for every run.
+func constantDelay(d time.Duration) delayFunc { return func(time.Time) time.Duration { return d } }

@@ -80,7 +80,8 @@ func scheduleChanged(cj *cronjobv1.CronJob) bool {
 
 // earliestTime is where the search for unmet scheduled times starts: the last scheduled time (or the
 // CronJob's creation time if it never ran), or the time the current schedule was first observed if that is
-// later (see observeSchedule). status.lastScheduleTime is the record of what ran; it is never rebuilt from
+// later (see observeSchedule), or the newest queued run (concurrencyPolicy Enqueue) if that is later still.
+// status.lastScheduleTime is the record of what ran; it is never rebuilt from
 // the Jobs that still exist.
 func earliestTime(cj *cronjobv1.CronJob) time.Time {
 	t := cj.CreationTimestamp.Time
@@ -89,6 +90,12 @@ func earliestTime(cj *cronjobv1.CronJob) time.Time {
 	}
 	if obs := cj.Status.ObservedSchedule; obs != nil && obs.Since.After(t) {
 		t = obs.Since.Time
+	}
+	// A queued run is accounted for: the runs after it are the unmet ones.
+	for _, q := range cj.Status.Queued {
+		if q.ScheduledTime.After(t) {
+			t = q.ScheduledTime.Time
+		}
 	}
 	return t
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"time"
 
+	"github.com/robfig/cron/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -68,21 +70,32 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, nil // a user error: no requeue until the spec changes
 	}
 	if ptr.Deref(s.cj.Spec.Suspend, false) {
+		s.cj.Status.NextScheduleTime = nil
 		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonSuspended, "spec.suspend is true: no new runs start", s.now)
 		return ctrl.Result{}, nil
 	}
 
-	plan := planRun(sched, earliestTime(s.cj), s.now, s.cj.Spec.StartingDeadlineSeconds)
+	earliest := earliestTime(s.cj)
+	plan := planRun(sched, earliest, s.now, s.cj.Spec.StartingDeadlineSeconds, s.delays(sched))
+	s.cj.Status.NextScheduleTime = nil
+	if !plan.NextStart.IsZero() {
+		s.cj.Status.NextScheduleTime = ptr.To(metav1.NewTime(plan.NextStart))
+	}
 	result := ctrl.Result{}
-	if d, ok := requeueAfter(plan.Next, s.now); ok {
+	if d, ok := requeueAfter(plan.NextStart, s.now); ok {
 		result.RequeueAfter = d
-	} else if plan.Scheduled.IsZero() {
+	} else if plan.Scheduled.IsZero() && len(s.cj.Status.Queued) == 0 {
 		msg := fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix spec.schedule", s.cj.Spec.Schedule)
 		s.warnOnce(ReasonScheduleNeverFires, generation, "Schedule", "%s", msg)
 		setReady(s.cj, metav1.ConditionFalse, ReasonScheduleNeverFires, msg, s.now)
 		return result, nil
 	}
 
+	// The queue first: its runs are older than the one due now, and start first.
+	failure, err := s.serveQueue(ctx, loc)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	if plan.Scheduled.IsZero() {
 		if !plan.Missed.IsZero() {
 			s.out.Run, s.out.Scheduled = RunMissed, plan.Missed
@@ -92,28 +105,76 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 				s.r.Metrics.runsMissed(MissedPastDeadline, 1)
 			}
 		}
-		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonScheduled, "", s.now)
+		s.setReadyAfterRun(failure)
 		return result, nil
 	}
-	if plan.Unmet > maxMissedTimes {
+
+	scheduled, catchUp := plan.Scheduled, s.cj.Spec.MissedRunPolicy == cronjobv1.MissedRunAll
+	switch {
+	case catchUp && plan.Unmet > 1:
+		limit := int(ptr.Deref(s.cj.Spec.MaxCatchUpRuns, cronjobv1.DefaultMaxCatchUpRuns))
+		var dropped int
+		scheduled, dropped = oldestCatchUp(sched, earliest, plan.Since, plan.Scheduled, limit)
+		if dropped > 0 && s.warnOnce(ReasonMissedRunsDropped, slotCause(scheduled), "Schedule",
+			"%s older missed runs are beyond spec.maxCatchUpRuns %d and do not start; catching up from %s, oldest first",
+			droppedCount(dropped), limit, scheduled.In(loc).Format(time.RFC3339)) {
+			s.r.Metrics.runsMissed(MissedTooMany, min(dropped, maxMissedTimes))
+		}
+		// The next missed run starts in the next reconcile, one Job per reconcile.
+		result.RequeueAfter = requeuePadding
+	case plan.Unmet > maxMissedTimes:
 		s.warnOnce(ReasonTooManyMissedTimes, slotCause(plan.Scheduled), "Schedule",
-			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start",
+			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start, or missedRunPolicy All to start them",
 			maxMissedTimes, plan.Scheduled.In(loc).Format(time.RFC3339))
 	}
-	s.out.Scheduled = plan.Scheduled
-	failure, err := s.startRun(ctx, plan.Scheduled, loc)
+	s.out.Scheduled = scheduled
+	runFailure, err := s.startRun(ctx, scheduled, loc)
 	if s.out.Run == RunCreated {
-		s.countStarted(plan)
+		s.countStarted(scheduled, plan.Unmet, catchUp, s.delay(sched, scheduled))
 	}
-	if failure != "" {
-		setReady(s.cj, metav1.ConditionFalse, ReasonFailedCreate, failure, s.now)
-	} else {
-		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonScheduled, "", s.now)
+	if runFailure != "" {
+		failure = runFailure
 	}
+	s.setReadyAfterRun(failure)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	return result, nil
+}
+
+// setReadyAfterRun sets the Ready condition after the runs of a reconcile: False with ReasonFailedCreate
+// and the failure when a run could not start, else True (Scheduled).
+func (s *syncer) setReadyAfterRun(failure string) {
+	if failure != "" {
+		setReady(s.cj, metav1.ConditionFalse, ReasonFailedCreate, failure, s.now)
+		return
+	}
+	setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonScheduled, "", s.now)
+}
+
+// droppedCount says how many runs were dropped; the count is exact up to maxMissedTimes.
+func droppedCount(n int) string {
+	if n > maxMissedTimes {
+		return fmt.Sprintf("More than %d", maxMissedTimes)
+	}
+	return strconv.Itoa(n)
+}
+
+// delays is the jitter of this CronJob's runs (spec.jitterSeconds), nil when it has none.
+func (s *syncer) delays(sched cron.Schedule) delayFunc {
+	if ptr.Deref(s.cj.Spec.JitterSeconds, 0) <= 0 {
+		return nil
+	}
+	return func(scheduled time.Time) time.Duration { return s.delay(sched, scheduled) }
+}
+
+// delay is the jitter of the run scheduled at `scheduled` (jitterDelay); 0 without spec.jitterSeconds.
+func (s *syncer) delay(sched cron.Schedule, scheduled time.Time) time.Duration {
+	jitter := ptr.Deref(s.cj.Spec.JitterSeconds, 0)
+	if jitter <= 0 {
+		return 0
+	}
+	return jitterDelay(string(s.cj.UID), jitter, scheduled, nextScheduleTime(sched, earliestTime(s.cj), scheduled))
 }
 
 // startRun applies the concurrency policy and creates the Job for the scheduled time. On success
@@ -127,29 +188,19 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 // failure, when not empty, says why the run could not start (for the Ready condition); err is an API error
 // to retry.
 func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Location) (failure string, err error) {
-	log := ctrl.LoggerFrom(ctx)
-	name := jobName(s.cj.Name, scheduled)
-	s.out.Job = name
-	if s.knowsJob(name) {
-		// trackJobs has already put it in status.active if it is still running.
-		log.V(1).Info("Job of the due run exists, adopting it", "job", name)
-		s.out.Run = RunAdopted
-		s.cj.Status.LastScheduleTime = ptr.To(metav1.NewTime(scheduled))
-		return "", nil
+	if done, failure := s.adoptOrBlocked(ctx, scheduled, loc); done {
+		return failure, nil
 	}
-	if msg, blocked := s.stillBlocked(ctx, name, scheduled, loc); blocked {
-		s.out.Run = RunBlocked
-		return msg, nil
-	}
+	active := int32(len(s.cj.Status.Active))
 	switch s.cj.Spec.ConcurrencyPolicy {
 	case cronjobv1.ForbidConcurrent:
-		if len(s.cj.Status.Active) > 0 {
-			s.out.Run = RunSkipped
-			s.event(corev1.EventTypeNormal, ReasonJobAlreadyActive, "Schedule",
-				"Not starting job because prior execution is running and concurrency policy is Forbid")
-			if s.r.warned.first(client.ObjectKeyFromObject(s.cj), ReasonJobAlreadyActive, string(s.cj.UID)+"/"+slotCause(scheduled)) {
-				s.r.Metrics.runsMissed(MissedForbid, 1)
-			}
+		if active > 0 {
+			s.skip(scheduled, MissedForbid, "Not starting job because prior execution is running and concurrency policy is Forbid")
+			return "", nil
+		}
+	case cronjobv1.EnqueueConcurrent:
+		if len(s.cj.Status.Queued) > 0 || !s.out.Dequeued.IsZero() || active >= maxActive(s.cj) {
+			s.enqueue(scheduled, loc)
 			return "", nil
 		}
 	case cronjobv1.ReplaceConcurrent:
@@ -161,8 +212,62 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 			}
 			removeActive(&s.cj.Status, ref.UID)
 		}
+	default: // Allow
+		if active >= maxActive(s.cj) {
+			s.skip(scheduled, MissedMaxActive, "Not starting job because %d jobs are active, spec.maxActiveJobs", active)
+			return "", nil
+		}
 	}
+	return s.createRun(ctx, scheduled, loc)
+}
 
+// adoptOrBlocked does what comes before the concurrency policy for the run scheduled at `scheduled`: a Job
+// of ours for it exists already (adopted: lastScheduleTime becomes the scheduled time, if later), or a Job
+// of someone else holds its name (blocked, failure says so). done is false when the run is still to start.
+func (s *syncer) adoptOrBlocked(ctx context.Context, scheduled time.Time, loc *time.Location) (done bool, failure string) {
+	name := jobName(s.cj.Name, scheduled)
+	s.out.Job = name
+	if s.knowsJob(name) {
+		// trackJobs has already put it in status.active if it is still running.
+		ctrl.LoggerFrom(ctx).V(1).Info("Job of the due run exists, adopting it", "job", name)
+		s.out.Run = RunAdopted
+		s.cj.Status.LastScheduleTime = laterTime(s.cj.Status.LastScheduleTime, ptr.To(metav1.NewTime(scheduled)))
+		return true, ""
+	}
+	if msg, blocked := s.stillBlocked(ctx, name, scheduled, loc); blocked {
+		s.out.Run = RunBlocked
+		return true, msg
+	}
+	return false, ""
+}
+
+// skip records that the run scheduled at `scheduled` does not start now because of the concurrency policy
+// (JobAlreadyActive; counted in runs_missed_total under reason, once per run). It is retried while within
+// startingDeadlineSeconds.
+func (s *syncer) skip(scheduled time.Time, reason, note string, args ...any) {
+	s.out.Run = RunSkipped
+	s.event(corev1.EventTypeNormal, ReasonJobAlreadyActive, "Schedule", note, args...)
+	if s.r.warned.first(client.ObjectKeyFromObject(s.cj), ReasonJobAlreadyActive, string(s.cj.UID)+"/"+slotCause(scheduled)) {
+		s.r.Metrics.runsMissed(reason, 1)
+	}
+}
+
+// maxActive is how many Jobs of the CronJob may be active at once: spec.maxActiveJobs, else unlimited
+// under Allow and 1 under Enqueue.
+func maxActive(cj *cronjobv1.CronJob) int32 {
+	if cj.Spec.MaxActiveJobs != nil {
+		return *cj.Spec.MaxActiveJobs
+	}
+	if cj.Spec.ConcurrencyPolicy == cronjobv1.EnqueueConcurrent {
+		return 1
+	}
+	return math.MaxInt32
+}
+
+// createRun creates the Job of the run scheduled at `scheduled` and records the run. A Job of that name
+// that exists already is adopted when it is ours, and blocks the run when it is someone else's.
+func (s *syncer) createRun(ctx context.Context, scheduled time.Time, loc *time.Location) (failure string, err error) {
+	log := ctrl.LoggerFrom(ctx)
 	job := newJob(s.cj, scheduled, loc)
 	err = s.r.Client.Create(ctx, job)
 	switch {
@@ -238,7 +343,7 @@ func (s *syncer) recordRun(job *batchv1.Job, scheduled time.Time) {
 	if finished, _ := jobFinished(job); !finished {
 		addActive(&s.cj.Status, job)
 	}
-	s.cj.Status.LastScheduleTime = ptr.To(metav1.NewTime(scheduled))
+	s.cj.Status.LastScheduleTime = laterTime(s.cj.Status.LastScheduleTime, ptr.To(metav1.NewTime(scheduled)))
 }
 
 // knowsJob reports whether a Job of this CronJob with that name is in the Jobs listed for this reconcile or
@@ -275,19 +380,23 @@ func (s *syncer) warnOnce(reason, cause, action, note string, args ...any) bool 
 	return false
 }
 
-// countStarted counts the run whose Job this reconcile created, and the runs due with it that will never
-// start (only the most recent of them starts, as in batch/v1).
-func (s *syncer) countStarted(plan runPlan) {
+// countStarted counts the run scheduled at `scheduled` whose Job this reconcile created, with its skew
+// from its start time (the scheduled time plus delay, its jitter), and the runs due with it that will never
+// start: under missedRunPolicy MostRecent only the most recent of the unmet ones starts, as in batch/v1;
+// under All (catchUp) the others start in the next reconciles.
+func (s *syncer) countStarted(scheduled time.Time, unmet int, catchUp bool, delay time.Duration) {
 	m := s.r.Metrics
 	trigger := TriggerSchedule
-	if plan.Unmet > 1 || plan.Scheduled.Before(s.r.firstReconcile(s.now)) {
+	if unmet > 1 || scheduled.Before(s.r.firstReconcile(s.now)) {
 		trigger = TriggerCatchUp
 	}
-	m.runStarted(trigger, s.now.Sub(plan.Scheduled))
-	if plan.Unmet > maxMissedTimes {
+	m.runStarted(trigger, s.now.Sub(scheduled)-delay)
+	switch {
+	case catchUp:
+	case unmet > maxMissedTimes:
 		m.runsMissed(MissedTooMany, maxMissedTimes)
-	} else {
-		m.runsMissed(MissedSuperseded, plan.Unmet-1)
+	default:
+		m.runsMissed(MissedSuperseded, unmet-1)
 	}
 }
 

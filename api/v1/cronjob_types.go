@@ -290,9 +290,6 @@ const (
 	// ReasonFailedCreate: the Job of the due run could not be created, or a Job of its name belongs to
 	// someone else.
 	ReasonFailedCreate = "FailedCreate"
-	// ReasonJitterTooLong: spec.jitterSeconds is not shorter than the shortest interval between two
-	// scheduled times (admission rejects it; this covers objects admitted before the rule).
-	ReasonJitterTooLong = "JitterTooLong"
 )
 
 // CronJob runs a Job on a cron schedule, like batch/v1 CronJob.

@@ -103,6 +103,38 @@ func (w *CronJobWrapper) Replace() *CronJobWrapper {
 	return w.ConcurrencyPolicy(cronjobv1.ReplaceConcurrent)
 }
 
+// Enqueue sets spec.concurrencyPolicy to Enqueue.
+func (w *CronJobWrapper) Enqueue() *CronJobWrapper {
+	return w.ConcurrencyPolicy(cronjobv1.EnqueueConcurrent)
+}
+
+// MaxActiveJobs sets spec.maxActiveJobs.
+func (w *CronJobWrapper) MaxActiveJobs(n int32) *CronJobWrapper {
+	w.Spec.MaxActiveJobs = ptr.To(n)
+	return w
+}
+
+// MaxQueuedRuns sets spec.maxQueuedRuns.
+func (w *CronJobWrapper) MaxQueuedRuns(n int32) *CronJobWrapper {
+	w.Spec.MaxQueuedRuns = ptr.To(n)
+	return w
+}
+
+// CatchUp sets spec.missedRunPolicy to All with spec.maxCatchUpRuns n (0 leaves maxCatchUpRuns unset).
+func (w *CronJobWrapper) CatchUp(n int32) *CronJobWrapper {
+	w.Spec.MissedRunPolicy = cronjobv1.MissedRunAll
+	if n > 0 {
+		w.Spec.MaxCatchUpRuns = ptr.To(n)
+	}
+	return w
+}
+
+// JitterSeconds sets spec.jitterSeconds.
+func (w *CronJobWrapper) JitterSeconds(seconds int32) *CronJobWrapper {
+	w.Spec.JitterSeconds = ptr.To(seconds)
+	return w
+}
+
 // Suspend sets spec.suspend to true.
 func (w *CronJobWrapper) Suspend() *CronJobWrapper {
 	w.Spec.Suspend = ptr.To(true)
@@ -198,6 +230,20 @@ func (w *CronJobWrapper) LastSuccessfulTime(t time.Time) *CronJobWrapper {
 // LastFailureTime sets status.lastFailureTime.
 func (w *CronJobWrapper) LastFailureTime(t time.Time) *CronJobWrapper {
 	w.Status.LastFailureTime = ptr.To(metav1.NewTime(t))
+	return w
+}
+
+// Queued adds runs scheduled at these times to status.queued, each queued at its scheduled time.
+func (w *CronJobWrapper) Queued(scheduled ...time.Time) *CronJobWrapper {
+	for _, t := range scheduled {
+		w.Status.Queued = append(w.Status.Queued, cronjobv1.QueuedRun{ScheduledTime: metav1.NewTime(t), Since: metav1.NewTime(t)})
+	}
+	return w
+}
+
+// NextScheduleTime sets status.nextScheduleTime.
+func (w *CronJobWrapper) NextScheduleTime(t time.Time) *CronJobWrapper {
+	w.Status.NextScheduleTime = ptr.To(metav1.NewTime(t))
 	return w
 }
 
