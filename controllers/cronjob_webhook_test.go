@@ -18,6 +18,7 @@ func TestAdmissionValidate(t *testing.T) {
 		// spec
 		schedule string
 		timeZone *string
+		jitter   int32 // spec.jitterSeconds; 0 leaves it unset
 		// the object before an update; nil for a create
 		old *cronjobv1.CronJob
 		// expectations
@@ -35,6 +36,16 @@ func TestAdmissionValidate(t *testing.T) {
 		"update keeping an invalid schedule is admitted (finalizers can still be removed)": {
 			schedule: "61 * * * *", old: hourly().Schedule("61 * * * *").Obj(),
 		},
+		"jitter shorter than the interval": {schedule: "*/5 * * * *", jitter: 299},
+		"jitter as long as the interval": {
+			schedule: "*/5 * * * *", jitter: 300, wantField: "spec.jitterSeconds", wantMessage: "set it below 300",
+		},
+		"jitter longer than the shortest of irregular intervals (:59 to :01)": {
+			schedule: "1-59/29 * * * *", jitter: 200, wantField: "spec.jitterSeconds", wantMessage: "2m0s",
+		},
+		"update changing only the jitter is checked": {
+			schedule: "0 * * * *", jitter: 3600, old: hourly().Obj(), wantField: "spec.jitterSeconds", wantMessage: "set it below 3600",
+		},
 		"update changing to an invalid schedule is rejected": {
 			schedule: "61 * * * *", old: hourly().Obj(), wantField: "spec.schedule", wantMessage: "not a valid cron schedule",
 		},
@@ -45,6 +56,9 @@ func TestAdmissionValidate(t *testing.T) {
 			w := hourly().Schedule(tc.schedule)
 			if tc.timeZone != nil {
 				w.TimeZone(*tc.timeZone)
+			}
+			if tc.jitter != 0 {
+				w.JitterSeconds(tc.jitter)
 			}
 			cj := w.Obj()
 			var warnings []string

@@ -64,7 +64,8 @@ type scenario struct {
 	funcs      interceptor.Funcs // fault injection; the recording wrappers go around them
 	twice      bool              // reconcile once before, at the same time: the outcome is the second one's
 	// expectations
-	want outcome
+	want     outcome
+	wantNext *metav1.Time // status.nextScheduleTime after the reconcile; nil: not checked
 }
 
 // outcome is what one reconcile did. Time fields are compared with metav1.Time.Equal.
@@ -75,9 +76,10 @@ type outcome struct {
 	LastSchedule   *metav1.Time
 	LastSuccessful *metav1.Time
 	LastFailure    *metav1.Time
-	Events         []string // "Type Reason", in order
-	StatusWrites   int      // status writes sent (updates of the status subresource)
-	Ready          string   // reason of the Ready condition
+	Queued         []time.Time // status.queued, scheduled times in order
+	Events         []string    // "Type Reason", in order
+	StatusWrites   int         // status writes sent (updates of the status subresource)
+	Ready          string      // reason of the Ready condition
 	Requeue        time.Duration
 	Err            bool
 }
@@ -153,6 +155,14 @@ func (sc scenario) run(t *testing.T) outcome {
 	sort.Strings(got.Active)
 	got.LastSchedule, got.LastSuccessful, got.LastFailure =
 		after.Status.LastScheduleTime, after.Status.LastSuccessfulTime, after.Status.LastFailureTime
+	for _, q := range after.Status.Queued {
+		got.Queued = append(got.Queued, q.ScheduledTime.Time)
+	}
+	if sc.wantNext != nil {
+		if next := after.Status.NextScheduleTime; next == nil || !next.Equal(sc.wantNext) {
+			t.Errorf("status.nextScheduleTime = %v, want %v", next, sc.wantNext)
+		}
+	}
 	if c := meta.FindStatusCondition(after.Status.Conditions, cronjobv1.ConditionReady); c != nil {
 		got.Ready = c.Reason
 	}

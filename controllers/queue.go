@@ -38,11 +38,13 @@ func (s *syncer) serveQueue(ctx context.Context, loc *time.Location) (failure st
 		}
 	}
 	s.cj.Status.Queued = kept
-	if len(kept) == 0 || int32(len(s.cj.Status.Active)) >= maxActive(s.cj) {
+	if len(kept) == 0 {
 		return "", nil
 	}
-
 	head := kept[0].ScheduledTime.Time
+	if !s.knowsJob(jobName(s.cj.Name, head)) && int32(len(s.cj.Status.Active)) >= maxActive(s.cj) {
+		return "", nil // no room, and no Job of its own to adopt
+	}
 	due := s.out // the outcome describes the run due now; the queued one is Outcome.Dequeued
 	done, failure := s.adoptOrBlocked(ctx, head, loc)
 	if !done {

@@ -292,11 +292,12 @@ func oldestCatchUp(sched cron.Schedule, anchor, since, newest time.Time, limit i
 }
 
 // jitterDelay is the delay of the run scheduled at `scheduled` for a CronJob with this UID and
-// spec.jitterSeconds: a hash of the UID and the scheduled time, in milliseconds, below jitterSeconds
-// seconds. It is the same on every replica and after a restart, and differs between CronJobs that share a
-// schedule. It is kept shorter than the interval to the next scheduled time (next, zero if none), so that
-// runs keep their order and a run never starts after the next one is due whatever the schedule; admission
-// rejects a jitter that the shortest interval would shorten (shortestInterval).
+// spec.jitterSeconds: a hash (FNV-64a) of the UID and the scheduled time, in whole seconds below
+// jitterSeconds (whole seconds, because status times have a resolution of a second). It is the same on
+// every replica and after a restart, and differs between CronJobs that share a schedule. It is kept at
+// least a second shorter than the interval to the next scheduled time (next; zero if none), so that runs
+// keep their order and a run never starts after the next one is due whatever the schedule; admission
+// rejects a jitter that the shortest interval would cut (shortestInterval).
 func jitterDelay(uid string, jitterSeconds int32, scheduled, next time.Time) time.Duration {
 	if jitterSeconds <= 0 {
 		return 0
@@ -304,9 +305,9 @@ func jitterDelay(uid string, jitterSeconds int32, scheduled, next time.Time) tim
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(uid))
 	_, _ = h.Write([]byte(strconv.FormatInt(scheduled.Unix(), 10)))
-	d := time.Duration(h.Sum64()%uint64(int64(jitterSeconds)*1000)) * time.Millisecond
+	d := time.Duration(h.Sum64()%uint64(jitterSeconds)) * time.Second
 	if !next.IsZero() {
-		if gap := next.Sub(scheduled) - time.Millisecond; d > gap {
+		if gap := next.Sub(scheduled).Truncate(time.Second) - time.Second; d > gap {
 			d = max(gap, 0)
 		}
 	}

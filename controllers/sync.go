@@ -120,8 +120,6 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 			droppedCount(dropped), limit, scheduled.In(loc).Format(time.RFC3339)) {
 			s.r.Metrics.runsMissed(MissedTooMany, min(dropped, maxMissedTimes))
 		}
-		// The next missed run starts in the next reconcile, one Job per reconcile.
-		result.RequeueAfter = requeuePadding
 	case plan.Unmet > maxMissedTimes:
 		s.warnOnce(ReasonTooManyMissedTimes, slotCause(plan.Scheduled), "Schedule",
 			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start, or missedRunPolicy All to start them",
@@ -131,6 +129,11 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	runFailure, err := s.startRun(ctx, scheduled, loc)
 	if s.out.Run == RunCreated {
 		s.countStarted(scheduled, plan.Unmet, catchUp, s.delay(sched, scheduled))
+	}
+	if catchUp && plan.Unmet > 1 && (s.out.Run == RunCreated || s.out.Run == RunAdopted || s.out.Run == RunQueued) {
+		// The next missed run starts in the next reconcile, one Job per reconcile. A run the policy skipped
+		// waits for the Job events instead.
+		result.RequeueAfter = requeuePadding
 	}
 	if runFailure != "" {
 		failure = runFailure

@@ -1,0 +1,168 @@
+package controllers
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
+)
+
+// Events of the features batch/v1 does not have, as "Type Reason".
+var (
+	evQueued        = corev1.EventTypeNormal + " " + ReasonQueued
+	evQueueFull     = corev1.EventTypeWarning + " " + ReasonQueueFull
+	evQueuedExpired = corev1.EventTypeWarning + " " + ReasonQueuedRunExpired
+	evDropped       = corev1.EventTypeWarning + " " + ReasonMissedRunsDropped
+)
+
+// TestMatrixCatchUp pins missedRunPolicy All for the hourly CronJob: after a downtime the missed runs start
+// oldest first, one Job per reconcile with a 10 ms requeue, only the last maxCatchUpRuns of them (the rest
+// reported once), each through the starting deadline and the concurrency policy.
+func TestMatrixCatchUp(t *testing.T) {
+	const pad = requeuePadding
+	scheduled := cronjobv1.ReasonScheduled
+	fiveHoursDown := hourly().CatchUp(3).LastScheduleTime(hm(5, 0))
+	runMatrix(t, map[string]scenario{
+		"five runs missed, cap 3: the oldest of the last three starts, two are dropped once": {
+			cronJob: fiveHoursDown, now: isTime,
+			want: outcome{Created: []createdJob{newRun(hm(8, 0))}, Active: []string{name(hm(8, 0))}, LastSchedule: timePtr(hm(8, 0)),
+				Events: []string{evDropped, evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
+		},
+		"five runs missed, cap 3, second reconcile at the same time: no second Job for 08:00, no second drop": {
+			cronJob: fiveHoursDown, now: isTime, twice: true,
+			want: outcome{Created: []createdJob{newRun(hm(9, 0))}, Active: []string{name(hm(8, 0)), name(hm(9, 0))}, LastSchedule: timePtr(hm(9, 0)),
+				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
+		},
+		"the last missed run left: it starts, and the requeue is the next scheduled time again": {
+			cronJob: hourly().CatchUp(3).LastScheduleTime(hm(9, 0)), now: isTime,
+			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
+				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+			wantNext: timePtr(topOfTheHour.Add(time.Hour)),
+		},
+		"default cap (10), two runs missed: the older starts first": {
+			cronJob: hourly().CatchUp(0).LastScheduleTime(hm(8, 0)), now: isTime,
+			want: outcome{Created: []createdJob{newRun(hm(9, 0))}, Active: []string{name(hm(9, 0))}, LastSchedule: timePtr(hm(9, 0)),
+				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
+		},
+		"a 2 h deadline bounds the catch-up: 08:00 is past it and never starts": {
+			cronJob: hourly().CatchUp(10).StartingDeadlineSeconds(mediumDeadline).LastScheduleTime(hm(5, 0)), now: isTime,
+			want: outcome{Created: []createdJob{newRun(hm(9, 0))}, Active: []string{name(hm(9, 0))}, LastSchedule: timePtr(hm(9, 0)),
+				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
+		},
+		"Forbid with a Job active: the oldest missed run is skipped and waits for the Job, no 10 ms requeue": {
+			cronJob: hourly().CatchUp(3).Forbid().LastScheduleTime(hm(8, 0)).Active(runningJob(hm(8, 0))), jobs: jobsOf(runningJob(hm(8, 0))), now: isTime,
+			want: outcome{Active: []string{name(hm(8, 0))}, LastSchedule: timePtr(hm(8, 0)), Events: []string{evAlreadyActive},
+				StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+		},
+		"the Job of the oldest missed run exists (status write lost): adopted, not created twice": {
+			cronJob: fiveHoursDown, jobs: jobsOf(runningJob(hm(8, 0))), now: isTime,
+			want: outcome{Active: []string{name(hm(8, 0))}, LastSchedule: timePtr(hm(8, 0)),
+				Events: []string{evDropped}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
+		},
+	})
+}
+
+// TestMatrixEnqueue pins concurrencyPolicy Enqueue and maxActiveJobs for the hourly CronJob whose 09:00 run
+// started: a due run waits in status.queued while the limit is reached, starts oldest first when a Job
+// finishes, expires past its deadline, and never starts twice.
+func TestMatrixEnqueue(t *testing.T) {
+	const pad = requeuePadding
+	scheduled := cronjobv1.ReasonScheduled
+	busy := func() *builders.CronJobWrapper {
+		return hourly().Enqueue().LastScheduleTime(priorHour).Active(runningJob(priorHour))
+	}
+	runMatrix(t, map[string]scenario{
+		"the 09:00 Job is running: the 10:00 run is queued": {
+			cronJob: busy(), jobs: jobsOf(runningJob(priorHour)), now: isTime,
+			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
+				Events: []string{evQueued}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+			wantNext: timePtr(topOfTheHour.Add(time.Hour)),
+		},
+		"queued, second reconcile: queued once": {
+			cronJob: busy(), jobs: jobsOf(runningJob(priorHour)), now: isTime, twice: true,
+			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
+				Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+		},
+		"the 09:00 Job finished at 10:30: the queued 10:00 run starts": {
+			cronJob: busy().Queued(topOfTheHour), jobs: jobsOf(doneJob(priorHour)), now: hm(10, 30),
+			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
+				LastSuccessful: timePtr(priorHour.Add(time.Minute)), Events: []string{evSawCompleted, evCreated}, StatusWrites: 1,
+				Ready: scheduled, Requeue: 30*time.Minute + pad},
+		},
+		"two queued, the Job finished, 11:00 due: the oldest starts, 11:00 joins the end of the queue": {
+			cronJob: busy().Queued(topOfTheHour, hm(10, 30)).Schedule("*/30 * * * *"), jobs: jobsOf(doneJob(priorHour)), now: hm(11, 0),
+			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
+				LastSuccessful: timePtr(priorHour.Add(time.Minute)), Queued: []time.Time{hm(10, 30), hm(11, 0)},
+				Events: []string{evSawCompleted, evCreated, evQueued}, StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
+		},
+		"queued 10:00 with a 10 min deadline, the Job still running at 10:11: the queued run expires": {
+			cronJob: busy().StartingDeadlineSeconds(600).Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(10, 11),
+			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evQueuedExpired},
+				StatusWrites: 1, Ready: scheduled, Requeue: 49*time.Minute + pad},
+		},
+		"queue full (maxQueuedRuns 1): the 11:00 run is not queued": {
+			cronJob: busy().MaxQueuedRuns(1).Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(11, 0).Add(5 * time.Second),
+			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
+				Events: []string{evQueueFull}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+		},
+		"maxActiveJobs 2, one Job running: the 10:00 run starts beside it": {
+			cronJob: busy().MaxActiveJobs(2), jobs: jobsOf(runningJob(priorHour)), now: isTime,
+			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(priorHour), name(topOfTheHour)},
+				LastSchedule: timePtr(topOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+		},
+		"the queued run's Job exists (status write lost after its create): adopted, not created twice": {
+			cronJob: hourly().Enqueue().LastScheduleTime(priorHour).Queued(topOfTheHour), jobs: jobsOf(doneJob(priorHour), runningJob(topOfTheHour)), now: hm(10, 30),
+			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), LastSuccessful: timePtr(priorHour.Add(time.Minute)),
+				StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
+		},
+		"the policy changed from Enqueue to Forbid: the queued run is dropped": {
+			cronJob: busy().Forbid().Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(10, 30),
+			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evQueuedExpired},
+				StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
+		},
+		"Allow with maxActiveJobs 1 and a Job running: skipped as under Forbid": {
+			cronJob: hourly().MaxActiveJobs(1).LastScheduleTime(priorHour).Active(runningJob(priorHour)), jobs: jobsOf(runningJob(priorHour)), now: isTime,
+			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evAlreadyActive},
+				StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+		},
+	})
+}
+
+// TestMatrixJitter pins spec.jitterSeconds for the hourly CronJob: the 10:00 run starts at 10:00 plus its
+// delay, not before; its Job keeps the 10:00 name and annotation; nextScheduleTime and the requeue point
+// at the delayed start.
+func TestMatrixJitter(t *testing.T) {
+	const pad = requeuePadding
+	scheduled := cronjobv1.ReasonScheduled
+	delay := func(slot time.Time) time.Duration {
+		return jitterDelay("cj-uid", 600, slot, slot.Add(time.Hour))
+	}
+	d10, d11 := delay(topOfTheHour), delay(topOfTheHour.Add(time.Hour))
+	if d10 < time.Second || d10 > 599*time.Second || d10 == d11 {
+		t.Fatalf("delays %v and %v: the cases below need one of at least a second, under 600 s, and another for 11:00", d10, d11)
+	}
+	jittered := func() *builders.CronJobWrapper {
+		return hourly().JitterSeconds(600).LastScheduleTime(priorHour).NextScheduleTime(topOfTheHour.Add(d10))
+	}
+	runMatrix(t, map[string]scenario{
+		"at 10:00 plus the delay less a millisecond: nothing starts, nothing written": {
+			cronJob: jittered(), now: topOfTheHour.Add(d10 - time.Millisecond),
+			want:     outcome{LastSchedule: timePtr(priorHour), Ready: scheduled, Requeue: time.Millisecond + pad},
+			wantNext: timePtr(topOfTheHour.Add(d10)),
+		},
+		"at 10:00 plus the delay: the 10:00 run starts, named and annotated for 10:00": {
+			cronJob: jittered(), now: topOfTheHour.Add(d10),
+			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
+				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - d10 + d11 + pad},
+			wantNext: timePtr(topOfTheHour.Add(time.Hour + d11)),
+		},
+		"a deadline shorter than the delay counts from 10:00: missed": {
+			cronJob: jittered().StartingDeadlineSeconds(int64(d10/time.Second) - 1), now: topOfTheHour.Add(d10),
+			want: outcome{LastSchedule: timePtr(priorHour), Events: []string{evMissed}, StatusWrites: 1, Ready: scheduled,
+				Requeue: time.Hour - d10 + d11 + pad},
+		},
+	})
+}
