@@ -251,10 +251,7 @@ func oldestCatchUp(sched cron.Schedule, anchor, since, newest time.Time, limit i
 			return time.Time{}, 0
 		}
 		kMax := int64(newest.Sub(anchor) / every.Delay)
-		kMin := int64(since.Sub(anchor)/every.Delay) + 1
-		if kMin < 1 {
-			kMin = 1
-		}
+		kMin := max(int64(since.Sub(anchor)/every.Delay)+1, 1)
 		if kMax < kMin {
 			return time.Time{}, 0
 		}

@@ -289,19 +289,19 @@ func TestPlanRun(t *testing.T) {
 			want: runPlan{},
 		},
 		"jitter: not due before its delay has passed": {
-			schedule: "0 * * * *", earliest: topOfTheHour.Add(-time.Hour), now: topOfTheHour.Add(29 * time.Second), delay: constantDelay(30 * time.Second),
+			schedule: "0 * * * *", earliest: topOfTheHour.Add(-time.Hour), now: topOfTheHour.Add(29 * time.Second), delay: thirtySeconds,
 			want: runPlan{Next: topOfTheHour, NextStart: topOfTheHour.Add(30 * time.Second)},
 		},
 		"jitter: due once its delay has passed": {
-			schedule: "0 * * * *", earliest: topOfTheHour.Add(-time.Hour), now: topOfTheHour.Add(30 * time.Second), delay: constantDelay(30 * time.Second),
+			schedule: "0 * * * *", earliest: topOfTheHour.Add(-time.Hour), now: topOfTheHour.Add(30 * time.Second), delay: thirtySeconds,
 			want: runPlan{Scheduled: topOfTheHour, Unmet: 1, Next: topOfTheHour.Add(time.Hour), NextStart: topOfTheHour.Add(time.Hour + 30*time.Second)},
 		},
 		"jitter: the run before is due while the next one waits for its delay": {
-			schedule: "0 * * * *", earliest: topOfTheHour.Add(-2 * time.Hour), now: topOfTheHour.Add(10 * time.Second), delay: constantDelay(30 * time.Second),
+			schedule: "0 * * * *", earliest: topOfTheHour.Add(-2 * time.Hour), now: topOfTheHour.Add(10 * time.Second), delay: thirtySeconds,
 			want: runPlan{Scheduled: topOfTheHour.Add(-time.Hour), Unmet: 1, Next: topOfTheHour, NextStart: topOfTheHour.Add(30 * time.Second)},
 		},
 		"jitter: the deadline counts from the scheduled time, not from the delayed start": {
-			schedule: "0 * * * *", deadline: ptr.To[int64](40), earliest: topOfTheHour.Add(-time.Hour), now: topOfTheHour.Add(41 * time.Second), delay: constantDelay(30 * time.Second),
+			schedule: "0 * * * *", deadline: ptr.To[int64](40), earliest: topOfTheHour.Add(-time.Hour), now: topOfTheHour.Add(41 * time.Second), delay: thirtySeconds,
 			want: runPlan{Missed: topOfTheHour, Next: topOfTheHour.Add(time.Hour), NextStart: topOfTheHour.Add(time.Hour + 30*time.Second)},
 		},
 	}
@@ -338,5 +338,5 @@ func TestRequeueAfter(t *testing.T) {
 	}
 }
 
-// constantDelay is a jitter of d for every run.
-func constantDelay(d time.Duration) delayFunc { return func(time.Time) time.Duration { return d } }
+// thirtySeconds is a jitter of 30 s for every run.
+func thirtySeconds(time.Time) time.Duration { return 30 * time.Second }
