@@ -24,6 +24,7 @@ const (
 	MetricLastSuccessfulTime = "cronjob_operator_cronjob_status_last_successful_time"
 	MetricLastFailureTime    = "cronjob_operator_cronjob_status_last_failure_time"
 	MetricActive             = "cronjob_operator_cronjob_status_active"
+	MetricQueued             = "cronjob_operator_cronjob_status_queued"
 	MetricSuspend            = "cronjob_operator_cronjob_spec_suspend"
 	MetricCondition          = "cronjob_operator_cronjob_status_condition"
 )
@@ -35,7 +36,7 @@ func MetricNames() []string {
 	return []string{
 		MetricJobCreationSkew, MetricRunsStarted, MetricRunsMissed, MetricJobCreateFailures, MetricJobsDeleted,
 		MetricCronJobInfo, MetricCronJobCreated, MetricNextScheduleTime, MetricLastScheduleTime,
-		MetricLastSuccessfulTime, MetricLastFailureTime, MetricActive, MetricSuspend, MetricCondition,
+		MetricLastSuccessfulTime, MetricLastFailureTime, MetricActive, MetricQueued, MetricSuspend, MetricCondition,
 	}
 }
 

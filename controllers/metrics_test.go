@@ -202,6 +202,10 @@ func TestStateMetrics(t *testing.T) {
 # TYPE cronjob_operator_cronjob_status_active gauge
 cronjob_operator_cronjob_status_active{cronjob="hourly",namespace="ns"} 1
 cronjob_operator_cronjob_status_active{cronjob="paused",namespace="ns"} 0
+# HELP cronjob_operator_cronjob_status_queued Number of runs waiting under concurrencyPolicy Enqueue (status.queued).
+# TYPE cronjob_operator_cronjob_status_queued gauge
+cronjob_operator_cronjob_status_queued{cronjob="hourly",namespace="ns"} 0
+cronjob_operator_cronjob_status_queued{cronjob="paused",namespace="ns"} 0
 # HELP cronjob_operator_cronjob_spec_suspend 1 when spec.suspend is true, else 0.
 # TYPE cronjob_operator_cronjob_spec_suspend gauge
 cronjob_operator_cronjob_spec_suspend{cronjob="hourly",namespace="ns"} 0
@@ -238,9 +242,23 @@ cronjob_operator_cronjob_created{cronjob="paused",namespace="ns"} ` + unix(creat
 	if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
 		t.Error(err)
 	}
-	// At most 11 series per CronJob (README "Monitoring" sizes a scrape from it).
-	if n := testutil.CollectAndCount(c); n != 11+7 {
-		t.Errorf("series: got %d, want 18 (11 for hourly, 7 for paused: suspended, no status times)", n)
+	// At most 12 series per CronJob (README "Monitoring" sizes a scrape from it).
+	if n := testutil.CollectAndCount(c); n != 12+8 {
+		t.Errorf("series: got %d, want 20 (12 for hourly, 8 for paused: suspended, no status times)", n)
+	}
+}
+
+// TestStateMetricsQueued: the queue length of a CronJob with runs waiting under Enqueue.
+func TestStateMetricsQueued(t *testing.T) {
+	f := newFixture(t, topOfTheHour, interceptor.Funcs{},
+		cronJobOf(hourly().Enqueue().LastScheduleTime(topOfTheHour.Add(-3*time.Hour)).Queued(topOfTheHour.Add(-2*time.Hour), topOfTheHour.Add(-time.Hour))))
+	want := `
+# HELP cronjob_operator_cronjob_status_queued Number of runs waiting under concurrencyPolicy Enqueue (status.queued).
+# TYPE cronjob_operator_cronjob_status_queued gauge
+cronjob_operator_cronjob_status_queued{cronjob="hourly",namespace="ns"} 2
+`
+	if err := testutil.CollectAndCompare(newStateCollector(f.client, logr.Discard()), strings.NewReader(want), MetricQueued); err != nil {
+		t.Error(err)
 	}
 }
 

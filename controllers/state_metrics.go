@@ -20,13 +20,13 @@ const stateListTimeout = 10 * time.Second
 
 // stateCollector exports the state of every CronJob, in the style of kube-state-metrics' kube_cronjob_*
 // metrics, from the manager's cache: a scrape lists the cached CronJobs and makes no API call. Its series
-// carry the labels namespace and cronjob, so its cost grows with the number of CronJobs (at most 11 series
+// carry the labels namespace and cronjob, so its cost grows with the number of CronJobs (at most 12 series
 // each); the counters of Metrics do not.
 type stateCollector struct {
 	reader client.Reader
 	log    logr.Logger
 
-	info, created, next, lastSchedule, lastSuccess, lastFailure, active, suspend, condition *prometheus.Desc
+	info, created, next, lastSchedule, lastSuccess, lastFailure, active, queued, suspend, condition *prometheus.Desc
 }
 
 var stateLabels = []string{"namespace", "cronjob"}
@@ -45,6 +45,7 @@ func newStateCollector(reader client.Reader, log logr.Logger) *stateCollector {
 		lastSuccess:  desc(MetricLastSuccessfulTime, "status.lastSuccessfulTime: when the last successful Job completed, in unix seconds."),
 		lastFailure:  desc(MetricLastFailureTime, "status.lastFailureTime: when the last Job failed, in unix seconds."),
 		active:       desc(MetricActive, "Number of active Jobs (status.active)."),
+		queued:       desc(MetricQueued, "Number of runs waiting under concurrencyPolicy Enqueue (status.queued)."),
 		suspend:      desc(MetricSuspend, "1 when spec.suspend is true, else 0."),
 		condition: desc(MetricCondition, "The CronJob's conditions: 1 on the series of the current status (true, false or unknown), 0 on the others.",
 			"condition", "status", "reason"),
@@ -53,7 +54,7 @@ func newStateCollector(reader client.Reader, log logr.Logger) *stateCollector {
 
 // Describe implements prometheus.Collector.
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.info, c.created, c.next, c.lastSchedule, c.lastSuccess, c.lastFailure, c.active, c.suspend, c.condition} {
+	for _, d := range []*prometheus.Desc{c.info, c.created, c.next, c.lastSchedule, c.lastSuccess, c.lastFailure, c.active, c.queued, c.suspend, c.condition} {
 		ch <- d
 	}
 }
@@ -92,6 +93,7 @@ func (c *stateCollector) collect(ch chan<- prometheus.Metric, cj *cronjobv1.Cron
 	timeGauge(c.lastSuccess, cj.Status.LastSuccessfulTime)
 	timeGauge(c.lastFailure, cj.Status.LastFailureTime)
 	gauge(c.active, float64(len(cj.Status.Active)))
+	gauge(c.queued, float64(len(cj.Status.Queued)))
 	gauge(c.suspend, boolValue(ptr.Deref(cj.Spec.Suspend, false)))
 	status, reason := metav1.ConditionUnknown, ""
 	if cond := meta.FindStatusCondition(cj.Status.Conditions, cronjobv1.ConditionReady); cond != nil {
