@@ -123,6 +123,16 @@ func TestMatrixEnqueue(t *testing.T) {
 			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evQueuedExpired},
 				StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
 		},
+		"suspended with a run queued: the queued run is dropped": {
+			cronJob: busy().Suspend().Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(10, 30),
+			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evQueuedExpired},
+				StatusWrites: 1, Ready: cronjobv1.ReasonSuspended},
+		},
+		"resumed at 10:20 with the 10:00 run still queued: dropped, no surprise run": {
+			cronJob: busy().Queued(topOfTheHour).ObservedSchedule(observed("0 * * * *", false, hm(10, 20))), jobs: jobsOf(doneJob(priorHour)), now: hm(10, 30),
+			want: outcome{LastSchedule: timePtr(priorHour), LastSuccessful: timePtr(priorHour.Add(time.Minute)),
+				Events: []string{evSawCompleted, evQueuedExpired}, StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
+		},
 		"Allow with maxActiveJobs 1 and a Job running: skipped as under Forbid": {
 			cronJob: hourly().MaxActiveJobs(1).LastScheduleTime(priorHour).Active(runningJob(priorHour)), jobs: jobsOf(runningJob(priorHour)), now: isTime,
 			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evAlreadyActive},

@@ -16,6 +16,8 @@ import (
 //   - a queued run past startingDeadlineSeconds (counted from its scheduled time) is dropped
 //     (QueuedRunExpired, runs_missed_total reason queue_expired);
 //   - under any other policy the queue is dropped the same way: the runs were queued under Enqueue only;
+//   - so is a queued run due at or before status.observedSchedule.since: the schedule or time zone was
+//     edited, or the CronJob suspended and resumed, after it was due ("no surprise runs");
 //   - the oldest queued run starts when fewer than maxActiveJobs Jobs are active, one per reconcile; a Job
 //     of ours for it that exists already (a create whose status write was lost) is adopted. Either way it
 //     leaves the queue and Outcome.Dequeued is its scheduled time.
@@ -31,6 +33,8 @@ func (s *syncer) serveQueue(ctx context.Context, loc *time.Location) (failure st
 		switch {
 		case s.cj.Spec.ConcurrencyPolicy != cronjobv1.EnqueueConcurrent:
 			s.dropQueued(run.ScheduledTime.Time, loc, "spec.concurrencyPolicy is "+string(s.cj.Spec.ConcurrencyPolicy)+", no longer Enqueue")
+		case s.cj.Status.ObservedSchedule != nil && !run.ScheduledTime.After(s.cj.Status.ObservedSchedule.Since.Time):
+			s.dropQueued(run.ScheduledTime.Time, loc, "the schedule or time zone changed, or the CronJob was resumed, after it was due")
 		case pastDeadline(run.ScheduledTime.Time, s.now, s.cj.Spec.StartingDeadlineSeconds):
 			s.dropQueued(run.ScheduledTime.Time, loc, "past startingDeadlineSeconds")
 		default:
@@ -65,6 +69,14 @@ func (s *syncer) serveQueue(ctx context.Context, loc *time.Location) (failure st
 	due.Deleted = s.out.Deleted
 	s.out = due
 	return failure, err
+}
+
+// dropQueue drops every queued run for why.
+func (s *syncer) dropQueue(loc *time.Location, why string) {
+	for _, run := range s.cj.Status.Queued {
+		s.dropQueued(run.ScheduledTime.Time, loc, why)
+	}
+	s.cj.Status.Queued = nil
 }
 
 // dropQueued drops the queued run scheduled at `scheduled` for why (QueuedRunExpired).

@@ -71,6 +71,7 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	}
 	if ptr.Deref(s.cj.Spec.Suspend, false) {
 		s.cj.Status.NextScheduleTime = nil
+		s.dropQueue(loc, "spec.suspend is true")
 		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonSuspended, "spec.suspend is true: no new runs start", s.now)
 		return ctrl.Result{}, nil
 	}
