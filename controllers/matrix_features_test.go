@@ -141,6 +141,24 @@ func TestMatrixEnqueue(t *testing.T) {
 	})
 }
 
+// TestMatrixNextScheduleTime pins status.nextScheduleTime where no run starts: unset while suspended and
+// when the schedule cannot be used.
+func TestMatrixNextScheduleTime(t *testing.T) {
+	before := hourly().LastScheduleTime(priorHour).NextScheduleTime(topOfTheHour)
+	runMatrix(t, map[string]scenario{
+		"suspended: unset": {
+			cronJob: hourly().LastScheduleTime(priorHour).NextScheduleTime(topOfTheHour).Suspend(), now: beforeHour,
+			want:          outcome{LastSchedule: timePtr(priorHour), StatusWrites: 1, Ready: cronjobv1.ReasonSuspended},
+			wantNextUnset: true,
+		},
+		"the schedule edited to one that does not parse: unset": {
+			cronJob: before.Schedule("61 * * * *"), now: beforeHour,
+			want:          outcome{LastSchedule: timePtr(priorHour), Events: []string{evUnparseable}, StatusWrites: 1, Ready: cronjobv1.ReasonUnparseableSchedule},
+			wantNextUnset: true,
+		},
+	})
+}
+
 // TestMatrixJitter pins spec.jitterSeconds for the hourly CronJob: the 10:00 run starts at 10:00 plus its
 // delay, not before; its Job keeps the 10:00 name and annotation; nextScheduleTime and the requeue point
 // at the delayed start.

@@ -64,8 +64,9 @@ type scenario struct {
 	funcs      interceptor.Funcs // fault injection; the recording wrappers go around them
 	twice      bool              // reconcile once before, at the same time: the outcome is the second one's
 	// expectations
-	want     outcome
-	wantNext *metav1.Time // status.nextScheduleTime after the reconcile; nil: not checked
+	want          outcome
+	wantNext      *metav1.Time // status.nextScheduleTime after the reconcile; nil: not checked
+	wantNextUnset bool         // status.nextScheduleTime must be unset after the reconcile
 }
 
 // outcome is what one reconcile did. Time fields are compared with metav1.Time.Equal.
@@ -157,6 +158,9 @@ func (sc scenario) run(t *testing.T) outcome {
 		after.Status.LastScheduleTime, after.Status.LastSuccessfulTime, after.Status.LastFailureTime
 	for _, q := range after.Status.Queued {
 		got.Queued = append(got.Queued, q.ScheduledTime.Time)
+	}
+	if next := after.Status.NextScheduleTime; sc.wantNextUnset && next != nil {
+		t.Errorf("status.nextScheduleTime = %v, want it unset", next)
 	}
 	if sc.wantNext != nil {
 		if next := after.Status.NextScheduleTime; next == nil || !next.Equal(sc.wantNext) {

@@ -67,6 +67,7 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 		}
 		s.warnOnce(se.Reason, generation, "Schedule", "%s", se.Message)
 		setReady(s.cj, metav1.ConditionFalse, se.Reason, se.Message, s.now)
+		s.cj.Status.NextScheduleTime = nil
 		return ctrl.Result{}, nil // a user error: no requeue until the spec changes
 	}
 	if ptr.Deref(s.cj.Spec.Suspend, false) {
