@@ -57,6 +57,14 @@ func TestMatrixCatchUp(t *testing.T) {
 			want: outcome{Active: []string{name(hm(8, 0))}, LastSchedule: timePtr(hm(8, 0)), Events: []string{evAlreadyActive},
 				StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
 		},
+		"Europe/Berlin, 02:30 daily, down over the spring-forward night: the run of the missing 02:30 starts first, at the jump": {
+			cronJob: hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin").CatchUp(10).CreationTimestamp(mustTime("2026-03-01T00:00:00Z")).
+				LastScheduleTime(mustTime("2026-03-28T01:30:00Z")),
+			now: mustTime("2026-03-31T01:00:00Z"),
+			// 29 March has no 02:30: its run is at 03:00 CEST (01:00Z); then 30 and 31 March at 02:30 CEST (00:30Z).
+			want: outcome{Created: []createdJob{newRunIn(mustTime("2026-03-29T01:00:00Z"), berlin(t))}, Active: []string{name(mustTime("2026-03-29T01:00:00Z"))},
+				LastSchedule: timePtr(mustTime("2026-03-29T01:00:00Z")), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
+		},
 		"the Job of the oldest missed run exists (status write lost): adopted, not created twice": {
 			cronJob: fiveHoursDown, jobs: jobsOf(runningJob(hm(8, 0))), now: isTime,
 			want: outcome{Active: []string{name(hm(8, 0))}, LastSchedule: timePtr(hm(8, 0)),
@@ -193,4 +201,14 @@ func TestMatrixJitter(t *testing.T) {
 				Requeue: time.Hour - d10 + d11 + pad},
 		},
 	})
+}
+
+// berlin is the Europe/Berlin time zone.
+func berlin(t *testing.T) *time.Location {
+	t.Helper()
+	loc, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loc
 }

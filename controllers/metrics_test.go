@@ -31,10 +31,11 @@ func (m *Metrics) counts() counts {
 		"create_failures": testutil.ToFloat64(m.createFailures),
 		"skew_samples":    float64(histogramCount(m.skew)),
 	}
-	for _, t := range []string{TriggerSchedule, TriggerCatchUp} {
+	for _, t := range []string{TriggerSchedule, TriggerCatchUp, TriggerQueued} {
 		c["started{"+t+"}"] = testutil.ToFloat64(m.started.WithLabelValues(t))
 	}
-	for _, r := range []string{MissedPastDeadline, MissedTooMany, MissedSuperseded, MissedForbid} {
+	for _, r := range []string{MissedPastDeadline, MissedTooMany, MissedSuperseded, MissedForbid, MissedMaxActive,
+		MissedQueueFull, MissedQueueExpired} {
 		c["missed{"+r+"}"] = testutil.ToFloat64(m.missed.WithLabelValues(r))
 	}
 	for _, r := range []string{DeletedHistory, DeletedReplace} {
@@ -122,6 +123,36 @@ func TestMetricsCountEachRunOnce(t *testing.T) {
 		jobs:    []*batchv1.Job{runningJob(priorHour)},
 		at:      []time.Time{topOfTheHour.Add(time.Second), topOfTheHour.Add(time.Minute)},
 		want:    counts{"missed{forbid}": 1},
+	}, {
+		name:    "with jitter, the skew counts from the delayed start: 2 s after 10:00 plus the delay",
+		cronJob: hourly().JitterSeconds(600).LastScheduleTime(priorHour),
+		at:      []time.Time{topOfTheHour.Add(-time.Minute), topOfTheHour.Add(jitterDelay("cj-uid", 600, topOfTheHour, topOfTheHour.Add(time.Hour)) + 2*time.Second)},
+		want:    counts{"started{schedule}": 1, "skew_samples": 1},
+		skew:    2 * time.Second,
+	}, {
+		name:    "catch-up of five missed runs with a cap of 3: two dropped once, three started, none superseded",
+		cronJob: hourly().CatchUp(3).LastScheduleTime(hm(5, 0)),
+		at:      []time.Time{isTime, isTime, isTime, isTime},
+		want:    counts{"started{catch_up}": 3, "missed{too_many_missed}": 2, "skew_samples": 3},
+		skew:    2*time.Hour + time.Hour + 3*5*time.Second, // 08:00, 09:00 and 10:00, each seen at 10:00:05
+	}, {
+		name:    "Enqueue: a queued run that starts counts as queued, without a skew sample",
+		cronJob: hourly().Enqueue().LastScheduleTime(priorHour).Active(runningJob(priorHour)).Queued(topOfTheHour),
+		jobs:    []*batchv1.Job{doneJob(priorHour)},
+		at:      []time.Time{hm(10, 30), hm(10, 31)},
+		want:    counts{"started{queued}": 1},
+	}, {
+		name:    "Enqueue: a full queue counts the run once, and the queued run past its deadline once",
+		cronJob: hourly().Enqueue().MaxQueuedRuns(1).StartingDeadlineSeconds(7200).LastScheduleTime(priorHour).Active(runningJob(priorHour)).Queued(topOfTheHour),
+		jobs:    []*batchv1.Job{runningJob(priorHour)},
+		at:      []time.Time{hm(11, 0).Add(5 * time.Second), hm(11, 30), hm(12, 0).Add(6 * time.Second)},
+		want:    counts{"missed{queue_full}": 1, "missed{queue_expired}": 1},
+	}, {
+		name:    "Allow with maxActiveJobs 1 and a Job running: counted once as max_active",
+		cronJob: hourly().MaxActiveJobs(1).LastScheduleTime(priorHour).Active(runningJob(priorHour)),
+		jobs:    []*batchv1.Job{runningJob(priorHour)},
+		at:      []time.Time{topOfTheHour.Add(time.Second), topOfTheHour.Add(time.Minute)},
+		want:    counts{"missed{max_active}": 1},
 	}, {
 		name:  "each failed Job create counts",
 		funcs: failJobCreate,
