@@ -87,6 +87,33 @@ var _ = Describe("Runs on the team's terms", func() {
 		})
 	})
 
+	When("the manager restarts while runs are queued under Enqueue", func() {
+		It("should keep the queue in status and let the new manager start each queued run once", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			cj := builders.MakeCronJob("requeue", ns).Schedule("*/5 * * * *").Enqueue().LastScheduleTime(at("10:00:00")).Obj()
+			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+			clk, stop := startStoppableController(ns, at("10:04:00"))
+			clk.AdvanceTo(at("10:05:01"))
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(jobNameFor(cj, at("10:05:00"))))
+			clk.AdvanceTo(at("10:10:01"))
+			Eventually(func(g Gomega) []time.Time {
+				return queuedTimes(framework.GetCronJob(ctx, g, k8sClient, cj).Status)
+			}).Should(Equal([]time.Time{at("10:10:00")}))
+
+			By("stopping the manager, finishing the 10:05 Job while it is down, and starting a new manager")
+			stop()
+			finishJob(ctx, cj, at("10:05:00"), at("10:12:00"))
+			startController(ns, at("10:13:00"))
+			Eventually(func(g Gomega) {
+				g.Expect(jobNames(listJobs(ctx, g, ns))).To(ConsistOf(jobNameFor(cj, at("10:05:00")), jobNameFor(cj, at("10:10:00"))))
+				st := framework.GetCronJob(ctx, g, k8sClient, cj).Status
+				g.Expect(st.Queued).To(BeEmpty())
+				g.Expect(st.LastScheduleTime.UTC()).To(Equal(at("10:10:00")))
+			}).Should(Succeed())
+			Consistently(func(g Gomega) int { return len(listJobs(ctx, g, ns)) }).Should(Equal(2), "the queued run starts once")
+		})
+	})
+
 	When("missedRunPolicy is All and six runs were missed with maxCatchUpRuns 3", func() {
 		It("should start the last three, one Job each, and report the three older ones once", func(ctx SpecContext) {
 			ns := newNamespace(ctx)
