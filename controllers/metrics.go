@@ -46,6 +46,9 @@ const (
 	// TriggerCatchUp: the run started late, for a scheduled time before this controller process first
 	// reconciled (it was down, or not the leader), or after runs that were missed meanwhile.
 	TriggerCatchUp = "catch_up"
+	// TriggerManual: the Job of a CronJobRun (a run now, or a backfill of a past scheduled time). Its start
+	// is not observed in the skew histogram: a backfill is late on purpose.
+	TriggerManual = "manual"
 )
 
 // Values of the reason label of runs_missed_total. Each run that will never start counts once.
@@ -101,7 +104,7 @@ func NewMetrics() *Metrics {
 		}),
 		started: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricRunsStarted,
-			Help: "Runs whose Job was created, by trigger: schedule (on time) or catch_up (late, after downtime or missed runs).",
+			Help: "Runs whose Job was created, by trigger: schedule (on time), catch_up (late, after downtime or missed runs) or manual (a CronJobRun).",
 		}, []string{"trigger"}),
 		missed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricRunsMissed,
@@ -116,7 +119,7 @@ func NewMetrics() *Metrics {
 			Help: "Jobs the controller deleted, by reason: history (beyond the history limits) or replace (concurrencyPolicy Replace).",
 		}, []string{"reason"}),
 	}
-	for _, t := range []string{TriggerSchedule, TriggerCatchUp} {
+	for _, t := range []string{TriggerSchedule, TriggerCatchUp, TriggerManual} {
 		m.started.WithLabelValues(t)
 	}
 	for _, r := range []string{MissedPastDeadline, MissedTooMany, MissedSuperseded, MissedForbid} {
@@ -149,6 +152,13 @@ func (m *Metrics) runStarted(trigger string, skew time.Duration) {
 	}
 	m.started.WithLabelValues(trigger).Inc()
 	m.skew.Observe(skew.Seconds())
+}
+
+// manualRunStarted counts the Job of a CronJobRun, without a skew.
+func (m *Metrics) manualRunStarted() {
+	if m != nil {
+		m.started.WithLabelValues(TriggerManual).Inc()
+	}
 }
 
 // runsMissed counts n runs missed for reason; n must not be negative (0 counts nothing).
