@@ -43,6 +43,9 @@ const (
 	ReasonJobNameTaken = "JobNameTaken"
 )
 
+// jobKind is the kind of the owner reference from a run to its Job.
+const jobKind = "Job"
+
 // runJobName is the name of the Job of a run without spec.scheduledTime (run now):
 // "<cronjob>-m<9 hex digits>", the digits 36 bits of a hash of the CronJobRun's UID. It is deterministic,
 // so a create retried after a lost status write meets AlreadyExists and adopts the Job instead of making a
@@ -140,12 +143,12 @@ func (s *runSyncer) ownJob(ctx context.Context, job *batchv1.Job) error {
 	status := s.run.Status.DeepCopy()
 	refs := make([]metav1.OwnerReference, 0, len(s.run.OwnerReferences)+1)
 	for _, ref := range s.run.OwnerReferences {
-		if ref.APIVersion != batchv1.SchemeGroupVersion.String() || ref.Kind != "Job" {
+		if ref.APIVersion != batchv1.SchemeGroupVersion.String() || ref.Kind != jobKind {
 			refs = append(refs, ref)
 		}
 	}
 	s.run.OwnerReferences = append(refs, metav1.OwnerReference{
-		APIVersion: batchv1.SchemeGroupVersion.String(), Kind: "Job", Name: job.Name, UID: job.UID,
+		APIVersion: batchv1.SchemeGroupVersion.String(), Kind: jobKind, Name: job.Name, UID: job.UID,
 	})
 	if err := s.r.Client.Update(ctx, s.run); err != nil {
 		return fmt.Errorf("adding the owner reference to job %s: %w", job.Name, err)
@@ -157,7 +160,7 @@ func (s *runSyncer) ownJob(ctx context.Context, job *batchv1.Job) error {
 // ownedJobUID returns the UID of the Job the run's owner reference names, or "" if it has none.
 func ownedJobUID(run *cronjobv1.CronJobRun) types.UID {
 	for _, ref := range run.OwnerReferences {
-		if ref.APIVersion == batchv1.SchemeGroupVersion.String() && ref.Kind == "Job" {
+		if ref.APIVersion == batchv1.SchemeGroupVersion.String() && ref.Kind == jobKind {
 			return ref.UID
 		}
 	}

@@ -20,8 +20,7 @@ import (
 func NextScheduleTimes(cj *cronjobv1.CronJob, after time.Time, n int) ([]time.Time, *time.Location, error) {
 	sched, loc, err := parseSchedule(cj.Spec.Schedule, cj.Spec.TimeZone)
 	if err != nil {
-		var se *scheduleError
-		if errors.As(err, &se) {
+		if se, ok := errors.AsType[*scheduleError](err); ok {
 			return nil, nil, errors.New(se.Message)
 		}
 		return nil, nil, err

@@ -91,10 +91,10 @@ func newCommand(f Factory, clk clock.PassiveClock, out, errOut io.Writer, poll t
 	}
 	e := &env{f: f, clk: clk, out: out, poll: poll}
 	root := &cobra.Command{
-		Use:           "kubectl-cjo",
-		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl cjo"},
-		Short:         "Run, suspend, resume and look ahead at CronJobs of cronjob-operator (batch.cronjob-operator.dev)",
-		SilenceUsage:  true,
+		Use:          "kubectl-cjo",
+		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl cjo"},
+		Short:        "Run, suspend, resume and look ahead at CronJobs of cronjob-operator (batch.cronjob-operator.dev)",
+		SilenceUsage: true,
 	}
 	root.SetOut(out)
 	root.SetErr(errOut)
