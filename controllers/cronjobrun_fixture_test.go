@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -35,15 +34,6 @@ func manualRun() *builders.CronJobRunWrapper {
 	return builders.MakeCronJobRun("manual", testNamespace, "hourly").UID(runUID).CreationTimestamp(isTime)
 }
 
-// runRESTMapper knows the three kinds the CronJobRun controller reads.
-var runRESTMapper = sync.OnceValue(func() meta.RESTMapper {
-	m := meta.NewDefaultRESTMapper(nil)
-	m.Add(batchv1.SchemeGroupVersion.WithKind("Job"), meta.RESTScopeNamespace)
-	m.Add(cronjobv1.GroupVersion.WithKind("CronJob"), meta.RESTScopeNamespace)
-	m.Add(cronjobv1.GroupVersion.WithKind("CronJobRun"), meta.RESTScopeNamespace)
-	return m
-})
-
 // runFixture is the CronJobRun reconciler and the CronJob reconciler on one fake client, one fake clock
 // and one fake event recorder, as Setup wires them into one manager.
 type runFixture struct {
@@ -69,7 +59,7 @@ func newRunFixture(t *testing.T, now time.Time, funcs interceptor.Funcs, objs ..
 		}
 		return c.Create(ctx, obj, opts...)
 	}
-	c := fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(runRESTMapper()).
+	c := fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(testRESTMapper()).
 		WithObjectTracker(clienttesting.NewObjectTracker(testScheme(), testCodecs().UniversalDecoder())).WithObjects(objs...).
 		WithStatusSubresource(&cronjobv1.CronJob{}, &cronjobv1.CronJobRun{}).
 		WithIndex(&batchv1.Job{}, jobOwnerKey, indexJobOwner).
