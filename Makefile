@@ -168,6 +168,10 @@ envtest-assets: ## Build kube-apiserver, etcd and kubectl into bin/k8s/ (cached 
 build: manifests generate fmt vet ## Build the manager binary into bin/manager (static, CGO_ENABLED=0).
 	CGO_ENABLED=0 go build -o bin/manager .
 
+.PHONY: plugin
+plugin: ## Build the kubectl plugin into bin/kubectl-cjo (static); with bin/ on PATH it is `kubectl cjo`.
+	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/kubectl-cjo ./cmd/kubectl-cjo
+
 # run: with KUBECONFIG set, install the CRD there and run the controller against it; otherwise start a
 # throwaway local control plane with the sample CronJob (hack/run-local.sh). RUN_ARGS go to the manager.
 .PHONY: run

@@ -16,6 +16,11 @@
 //     Warning once per cause, a run blocked by a Job of someone else);
 //   - metrics.go holds the counters and the skew histogram (Metrics, MetricNames); state_metrics.go the
 //     per-CronJob state metrics, collected from the cache while the replica leads;
+//   - cronjobrun_controller.go is the CronJobRun controller (manual runs and backfills): its orchestrator,
+//     following a run's Job and pruning runs; cronjobrun_start.go starts a run (target time and name,
+//     adoption, the concurrency policy, the create); cronjobrun_status.go its names, phases, conditions
+//     and reasons; cronjobrun_setup.go its wiring (index, watches), called by Setup; next.go
+//     NextScheduleTimes, the schedule math kubectl-cjo uses, and isScheduledTime for backfills;
 //   - events.go holds the event reasons; recorder.go the events.k8s.io recorder; cache.go the cache
 //     options; cronjob_webhook.go the defaulting and validating webhooks; faultpoint.go and
 //     faultpoint_e2e.go the crash points of the e2e image.

@@ -50,6 +50,9 @@ const (
 	// TriggerQueued: the run waited in status.queued (concurrencyPolicy Enqueue) and started when a Job
 	// finished. Its skew, which includes the wait, is not observed.
 	TriggerQueued = "queued"
+	// TriggerManual: the Job of a CronJobRun (a run now, or a backfill of a past scheduled time). Its start
+	// is not observed in the skew histogram: a backfill is late on purpose.
+	TriggerManual = "manual"
 )
 
 // Values of the reason label of runs_missed_total. Each run that will never start counts once.
@@ -114,7 +117,7 @@ func NewMetrics() *Metrics {
 		}),
 		started: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricRunsStarted,
-			Help: "Runs whose Job was created, by trigger: schedule (on time), catch_up (late, after downtime or missed runs) or queued (concurrencyPolicy Enqueue).",
+			Help: "Runs whose Job was created, by trigger: schedule (on time), catch_up (late, after downtime or missed runs), queued (concurrencyPolicy Enqueue) or manual (a CronJobRun).",
 		}, []string{"trigger"}),
 		missed: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricRunsMissed,
@@ -129,7 +132,7 @@ func NewMetrics() *Metrics {
 			Help: "Jobs the controller deleted, by reason: history (beyond the history limits) or replace (concurrencyPolicy Replace).",
 		}, []string{"reason"}),
 	}
-	for _, t := range []string{TriggerSchedule, TriggerCatchUp, TriggerQueued} {
+	for _, t := range []string{TriggerSchedule, TriggerCatchUp, TriggerQueued, TriggerManual} {
 		m.started.WithLabelValues(t)
 	}
 	for _, r := range []string{MissedPastDeadline, MissedTooMany, MissedSuperseded, MissedForbid, MissedMaxActive,
@@ -171,6 +174,13 @@ func (m *Metrics) queuedRunStarted() {
 		return
 	}
 	m.started.WithLabelValues(TriggerQueued).Inc()
+}
+
+// manualRunStarted counts the Job of a CronJobRun, without a skew.
+func (m *Metrics) manualRunStarted() {
+	if m != nil {
+		m.started.WithLabelValues(TriggerManual).Inc()
+	}
 }
 
 // runsMissed counts n runs missed for reason; n must not be negative (0 counts nothing).

@@ -52,6 +52,7 @@ var testRESTMapper = sync.OnceValue(func() meta.RESTMapper {
 	m := meta.NewDefaultRESTMapper(nil)
 	m.Add(batchv1.SchemeGroupVersion.WithKind("Job"), meta.RESTScopeNamespace)
 	m.Add(cronjobv1.GroupVersion.WithKind("CronJob"), meta.RESTScopeNamespace)
+	m.Add(cronjobv1.GroupVersion.WithKind("CronJobRun"), meta.RESTScopeNamespace)
 	return m
 })
 

@@ -71,6 +71,7 @@ func (c *Controller) WebhooksRegistered() <-chan struct{} { return c.registered 
 //     the API server directly, for the reads that must not come from the cache (is a Job really gone; who
 //     owns a Job that already exists; when was the schedule edited);
 //   - the controller: it watches CronJobs (spec changes only) and the Jobs they control;
+//   - the CronJobRun controller (manual runs, setupCronJobRuns), on the same clock, recorder and metrics;
 //   - the metrics (metrics.go) on controller-runtime's registry: the counters and the skew histogram of
 //     DefaultMetrics, and the per-CronJob state collector, registered while this replica is the leader;
 //   - the admission webhooks, when opts.Webhooks is set.
@@ -116,6 +117,9 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 		Complete(r)
 	if err != nil {
 		return nil, fmt.Errorf("setting up the controller: %w", err)
+	}
+	if err := setupCronJobRuns(mgr, opts, recorder); err != nil {
+		return nil, err
 	}
 	// The per-CronJob state metrics, from the cache, while this replica leads.
 	state := &stateExporter{collector: newStateCollector(mgr.GetCache(), mgr.GetLogger().WithName("state-metrics")), registry: metrics.Registry}

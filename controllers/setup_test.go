@@ -64,6 +64,8 @@ func newSetupRigWith(t *testing.T, g gomega.Gomega, now time.Time, webhooks *Web
 		informers: &informertest.FakeInformers{Scheme: testScheme(), InformersByGVK: map[schema.GroupVersionKind]toolscache.SharedIndexInformer{
 			cronjobv1.GroupVersion.WithKind("CronJob"): newHandledInformer(),
 			batchv1.SchemeGroupVersion.WithKind("Job"): newHandledInformer(),
+			// The CronJobRun controller's (setupCronJobRuns).
+			cronjobv1.GroupVersion.WithKind("CronJobRun"): newHandledInformer(),
 		}},
 		webhooks: &recordingWebhookServer{},
 		clock:    clocktesting.NewFakeClock(now),

@@ -41,7 +41,9 @@ const DefaultRunTTLSecondsAfterFinished int32 = 86400
 // ttlSecondsAfterFinished may change after creation.
 // +kubebuilder:validation:XValidation:rule="self.cronJobName == oldSelf.cronJobName && has(self.scheduledTime) == has(oldSelf.scheduledTime) && (!has(self.scheduledTime) || self.scheduledTime == oldSelf.scheduledTime) && (has(self.concurrencyPolicy) ? self.concurrencyPolicy : 'Honor') == (has(oldSelf.concurrencyPolicy) ? oldSelf.concurrencyPolicy : 'Honor')",message="spec.cronJobName, spec.scheduledTime and spec.concurrencyPolicy are immutable: create another CronJobRun"
 type CronJobRunSpec struct {
-	// cronJobName is the name of the CronJob, in the CronJobRun's namespace, whose jobTemplate runs.
+	// cronJobName is the name of the CronJob, in the CronJobRun's namespace, whose jobTemplate runs. A
+	// CronJob that does not exist or is being deleted rejects the run (CronJobNotFound, CronJobDeleting),
+	// also if it is created later: create another CronJobRun then. A suspended CronJob's runs start.
 	//
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=52
@@ -50,13 +52,20 @@ type CronJobRunSpec struct {
 
 	// scheduledTime, when set, runs the CronJob for that past scheduled time (a backfill): the Job gets
 	// that time's deterministic name and annotation, so it can never duplicate the scheduled run of the
-	// same time; if that Job exists, the CronJobRun reports it and creates nothing. It must be a scheduled
-	// time of the CronJob's schedule, not in the future. Unset means now.
+	// same time; if that Job exists, the CronJobRun reports it and creates nothing (a Job of that name
+	// that is not the CronJob's rejects the run, JobNameTaken). It must be a scheduled time of the
+	// CronJob's schedule in its time zone (for @every, the last run plus or minus whole intervals) and not
+	// in the future, else the run is rejected (NotAScheduledTime, ScheduledTimeInFuture);
+	// startingDeadlineSeconds does not apply. Unset means now: the Job is then named
+	// <cronjob>-m<9 hex digits of a hash of the CronJobRun's UID>.
 	// +optional
 	ScheduledTime *metav1.Time `json:"scheduledTime,omitempty"`
 
-	// concurrencyPolicy says whether the CronJob's concurrencyPolicy and maxActiveJobs apply to this run:
-	// Honor (default) or Ignore.
+	// concurrencyPolicy says whether the CronJob's concurrencyPolicy and maxActiveJobs apply to this run.
+	// Honor (default): under Allow the run starts (while fewer than maxActiveJobs are active, when set);
+	// under Forbid it stays Pending while a Job of the CronJob is active, under Enqueue while maxActiveJobs
+	// (default 1) are, and starts when one finishes, older waiting runs first; under Replace the active
+	// Jobs are deleted first. Ignore starts the run at once.
 	// +kubebuilder:default=Honor
 	// +optional
 	ConcurrencyPolicy RunConcurrencyPolicy `json:"concurrencyPolicy,omitempty"`

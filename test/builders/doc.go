@@ -8,6 +8,7 @@
 // copy, so one builder can produce several objects.
 //
 // Files: cronjob.go builds CronJobs (CronJobWrapper: spec, status, and metadata the API server would set,
-// for tests without one); job.go builds Jobs (JobWrapper: owner, scheduled-at, and status as the Job
-// controller writes it, which the API server's Job status validation accepts).
+// for tests without one); cronjobrun.go builds CronJobRuns (CronJobRunWrapper: manual runs and
+// backfills); job.go builds Jobs (JobWrapper: owner, scheduled-at, and status as the Job controller writes
+// it, which the API server's Job status validation accepts).
 package builders

@@ -82,8 +82,8 @@ func all(want bool, reqs []request) map[string]bool {
 // serviceAccountGroups are the groups the API server puts a ServiceAccount of operatorNamespace in.
 var serviceAccountGroups = []string{"system:serviceaccounts", "system:serviceaccounts:" + operatorNamespace, "system:authenticated"}
 
-// managerNeeds is every request the manager makes: the controller's (cache of CronJobs and Jobs, Job
-// create and delete, status updates, owner references that block deletion, Events), the leader election's,
+// managerNeeds is every request the manager makes: the controllers' (cache of CronJobs, CronJobRuns and
+// Jobs, Job create and delete, status updates, a run's owner reference to its Job and its pruning, owner references that block deletion, Events), the leader election's,
 // the webhook certificate rotator's (its informers list and watch by metadata.name), and the metrics
 // endpoint's authentication and authorization of its clients.
 var managerNeeds = []request{
@@ -92,6 +92,12 @@ var managerNeeds = []request{
 	{verb: "get", group: "batch.cronjob-operator.dev", resource: "cronjobs", namespace: anyNamespace},
 	{verb: "update", group: "batch.cronjob-operator.dev", resource: "cronjobs", subresource: "status", namespace: anyNamespace},
 	{verb: "update", group: "batch.cronjob-operator.dev", resource: "cronjobs", subresource: "finalizers", namespace: anyNamespace},
+	{verb: "list", group: "batch.cronjob-operator.dev", resource: "cronjobruns"},
+	{verb: "watch", group: "batch.cronjob-operator.dev", resource: "cronjobruns"},
+	{verb: "get", group: "batch.cronjob-operator.dev", resource: "cronjobruns", namespace: anyNamespace},
+	{verb: "update", group: "batch.cronjob-operator.dev", resource: "cronjobruns", namespace: anyNamespace},
+	{verb: "delete", group: "batch.cronjob-operator.dev", resource: "cronjobruns", namespace: anyNamespace},
+	{verb: "update", group: "batch.cronjob-operator.dev", resource: "cronjobruns", subresource: "status", namespace: anyNamespace},
 	{verb: "list", group: "batch", resource: "jobs"},
 	{verb: "watch", group: "batch", resource: "jobs"},
 	{verb: "get", group: "batch", resource: "jobs", namespace: anyNamespace},
@@ -127,6 +133,8 @@ var managerMustNot = []request{
 	{verb: "patch", group: "batch.cronjob-operator.dev", resource: "cronjobs", namespace: anyNamespace},
 	{verb: "delete", group: "batch.cronjob-operator.dev", resource: "cronjobs", namespace: anyNamespace},
 	{verb: "patch", group: "batch.cronjob-operator.dev", resource: "cronjobs", subresource: "status", namespace: anyNamespace},
+	// Runs are the users' requests: the controller follows, updates (its owner reference) and prunes them.
+	{verb: "create", group: "batch.cronjob-operator.dev", resource: "cronjobruns", namespace: anyNamespace},
 	{verb: "delete", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", name: "cronjobs.batch.cronjob-operator.dev"},
 	{verb: "update", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", name: "cronjobs.batch.cronjob-operator.dev"},
 	// Jobs are created and deleted, never changed; their Pods are the Job controller's.
@@ -233,6 +241,38 @@ var _ = Describe("RBAC", Ordered, ContinueOnFailure, func() {
 			}
 		})
 
+		It("should let the cronjobrun editor trigger runs without any right on Jobs, and the viewer only read them", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			for _, role := range []string{"viewer", "editor"} {
+				Expect(k8sClient.Create(ctx, &rbacv1.RoleBinding{
+					ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "run-" + role},
+					RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cronjob-operator-cronjobrun-" + role + "-role"},
+					Subjects:   []rbacv1.Subject{{APIGroup: rbacv1.GroupName, Kind: "User", Name: "run-" + role}},
+				})).To(Succeed())
+			}
+			runs := func(verb, subresource, namespace string) request {
+				return request{verb: verb, group: "batch.cronjob-operator.dev", resource: "cronjobruns", subresource: subresource, namespace: namespace}
+			}
+			reqs := []request{
+				runs("get", "", ns), runs("list", "", ns), runs("watch", "", ns), runs("create", "", ns), runs("delete", "", ns),
+				runs("update", "status", ns), runs("create", "", anyNamespace),
+				{verb: "create", group: "batch", resource: "jobs", namespace: ns},
+				{verb: "update", group: "batch.cronjob-operator.dev", resource: "cronjobs", namespace: ns},
+			}
+			//                            get   list  watch create delete status elsewhere jobs  cronjobs
+			want := map[string][]bool{
+				"run-viewer": {true, true, true, false, false, false, false, false, false},
+				"run-editor": {true, true, true, true, true, false, false, false, false},
+			}
+			for user, answers := range want {
+				wantByRequest := map[string]bool{}
+				for i, r := range reqs {
+					wantByRequest[r.String()] = answers[i]
+				}
+				Expect(cmp.Diff(wantByRequest, allowed(ctx, user, []string{"system:authenticated"}, reqs))).To(BeEmpty(), "allowed to %s (-want,+got)", user)
+			}
+		})
+
 		It("should label the user roles for aggregation into the built-in view, edit and admin ClusterRoles", func() {
 			// envtest runs no kube-controller-manager, whose clusterrole-aggregation controller would fill
 			// view, edit and admin from these labels: the spec checks the labels.
@@ -250,9 +290,11 @@ var _ = Describe("RBAC", Ordered, ContinueOnFailure, func() {
 				}
 			}
 			want := map[string]map[string]string{
-				"cronjob-operator-cronjob-viewer-role": {rbacAggregatePrefix + "view": "true"},
-				"cronjob-operator-cronjob-editor-role": {rbacAggregatePrefix + "edit": "true"},
-				"cronjob-operator-cronjob-admin-role":  {rbacAggregatePrefix + "admin": "true"},
+				"cronjob-operator-cronjob-viewer-role":    {rbacAggregatePrefix + "view": "true"},
+				"cronjob-operator-cronjob-editor-role":    {rbacAggregatePrefix + "edit": "true"},
+				"cronjob-operator-cronjob-admin-role":     {rbacAggregatePrefix + "admin": "true"},
+				"cronjob-operator-cronjobrun-viewer-role": {rbacAggregatePrefix + "view": "true"},
+				"cronjob-operator-cronjobrun-editor-role": {rbacAggregatePrefix + "edit": "true"},
 			}
 			Expect(cmp.Diff(want, got)).To(BeEmpty(), "aggregation labels (-want,+got)")
 		})

@@ -1,0 +1,222 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
+)
+
+// now is the fixed instant of the tests: Monday 2026-03-02 10:00:05 UTC.
+var now = time.Date(2026, time.March, 2, 10, 0, 5, 0, time.UTC)
+
+// fakeFactory hands out one fake client; -n/--namespace sets the namespace (default "team-a").
+type fakeFactory struct {
+	c  client.Client
+	ns string
+}
+
+func (f *fakeFactory) Client() (client.Client, error) { return f.c, nil }
+func (f *fakeFactory) Namespace() (string, error)     { return f.ns, nil }
+func (f *fakeFactory) BindFlags(cmd *cobra.Command) {
+	cmd.PersistentFlags().StringVarP(&f.ns, "namespace", "n", "team-a", "namespace")
+}
+
+// execute runs `kubectl cjo args...` against a fake client holding objs and returns its output, its
+// error output and its error.
+func execute(t *testing.T, c client.Client, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	cmd := NewCommand(&fakeFactory{c: c}, clocktesting.NewFakePassiveClock(now), &out, &errOut)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), errOut.String(), err
+}
+
+func newClient(funcs interceptor.Funcs, objs ...client.Object) client.WithWatch {
+	return fake.NewClientBuilder().WithScheme(Scheme()).WithObjects(objs...).
+		WithStatusSubresource(&cronjobv1.CronJobRun{}).WithInterceptorFuncs(funcs).Build()
+}
+
+// onlyRun returns the one CronJobRun of namespace ns.
+func onlyRun(t *testing.T, c client.Client, ns string) cronjobv1.CronJobRun {
+	t.Helper()
+	var list cronjobv1.CronJobRunList
+	if err := c.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 {
+		t.Fatalf("%d CronJobRuns in %s, want 1", len(list.Items), ns)
+	}
+	return list.Items[0]
+}
+
+func TestRun(t *testing.T) {
+	cases := map[string]struct {
+		args     []string
+		wantSpec cronjobv1.CronJobRunSpec
+		wantNS   string
+		wantErr  string
+	}{
+		"run now": {
+			args: []string{"run", "report"}, wantNS: "team-a",
+			wantSpec: cronjobv1.CronJobRunSpec{CronJobName: "report"},
+		},
+		"in another namespace": {
+			args: []string{"run", "report", "-n", "team-b"}, wantNS: "team-b",
+			wantSpec: cronjobv1.CronJobRunSpec{CronJobName: "report"},
+		},
+		"a backfill, ignoring the concurrency policy": {
+			args: []string{"run", "report", "--scheduled-time", "2026-03-01T03:00:00+01:00", "--ignore-concurrency"}, wantNS: "team-a",
+			wantSpec: cronjobv1.CronJobRunSpec{CronJobName: "report", ConcurrencyPolicy: cronjobv1.RunIgnoreConcurrency,
+				ScheduledTime: &metav1.Time{Time: time.Date(2026, time.March, 1, 2, 0, 0, 0, time.UTC)}},
+		},
+		"a scheduled time that is not RFC 3339": {
+			args: []string{"run", "report", "--scheduled-time", "yesterday 3am"}, wantErr: "is not an RFC 3339 time",
+		},
+		"no name": {args: []string{"run"}, wantErr: "accepts 1 arg(s)"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := newClient(interceptor.Funcs{})
+			out, _, err := execute(t, c, tc.args...)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := onlyRun(t, c, tc.wantNS)
+			if !strings.HasPrefix(run.Name, "report-") {
+				t.Errorf("name %q, want generated from report-", run.Name)
+			}
+			if diff := cmp.Diff(tc.wantSpec, run.Spec, cmp.Comparer(func(a, b metav1.Time) bool { return a.Equal(&b) })); diff != "" {
+				t.Errorf("spec (-want,+got):\n%s", diff)
+			}
+			if want := "cronjobrun.batch.cronjob-operator.dev/" + run.Name + " created\n"; out != want {
+				t.Errorf("output %q, want %q", out, want)
+			}
+		})
+	}
+}
+
+func TestRunWait(t *testing.T) {
+	for name, tc := range map[string]struct {
+		phase   cronjobv1.CronJobRunPhase
+		wantOut string
+		wantErr bool
+	}{
+		"succeeds": {phase: cronjobv1.RunSucceeded, wantOut: "Succeeded (job \"report-m1\")"},
+		"fails":    {phase: cronjobv1.RunFailed, wantOut: "Failed (job \"report-m1\")", wantErr: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			// The run is Pending, then Running, then ends: the command must wait through the first two.
+			reads := 0
+			c := newClient(interceptor.Funcs{
+				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+					if err := c.Get(ctx, key, obj, opts...); err != nil {
+						return err
+					}
+					if run, ok := obj.(*cronjobv1.CronJobRun); ok {
+						reads++
+						run.Status.Phase = map[int]cronjobv1.CronJobRunPhase{1: cronjobv1.RunPending, 2: cronjobv1.RunRunning}[reads]
+						if reads >= 3 {
+							run.Status.Phase, run.Status.JobName = tc.phase, "report-m1"
+						}
+					}
+					return nil
+				},
+			})
+			var out, errOut bytes.Buffer
+			cmd := newCommand(&fakeFactory{c: c}, clocktesting.NewFakePassiveClock(now), &out, &errOut, time.Millisecond)
+			cmd.SetArgs([]string{"run", "report", "--wait"})
+			err := cmd.ExecuteContext(context.Background())
+			if (err != nil) != tc.wantErr {
+				t.Errorf("error = %v, want error: %v", err, tc.wantErr)
+			}
+			if reads < 3 {
+				t.Errorf("read the run %d times, want at least 3: it must wait until the run has finished", reads)
+			}
+			if !strings.Contains(out.String(), tc.wantOut) {
+				t.Errorf("output %q, want it to contain %q", out.String(), tc.wantOut)
+			}
+		})
+	}
+}
+
+func TestSuspendAndResume(t *testing.T) {
+	c := newClient(interceptor.Funcs{}, builders.MakeCronJob("report", "team-a").Obj())
+	get := func() *bool {
+		var cj cronjobv1.CronJob
+		if err := c.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "report"}, &cj); err != nil {
+			t.Fatal(err)
+		}
+		return cj.Spec.Suspend
+	}
+	out, _, err := execute(t, c, "suspend", "report")
+	if err != nil || !ptr.Deref(get(), false) || out != "cronjob.batch.cronjob-operator.dev/report suspended\n" {
+		t.Errorf("suspend: err %v, spec.suspend %v, output %q", err, get(), out)
+	}
+	out, _, err = execute(t, c, "resume", "report")
+	if err != nil || ptr.Deref(get(), true) || out != "cronjob.batch.cronjob-operator.dev/report resumed\n" {
+		t.Errorf("resume: err %v, spec.suspend %v, output %q", err, get(), out)
+	}
+	if _, _, err := execute(t, c, "suspend", "missing"); err == nil || !strings.Contains(err.Error(), "CronJob missing in namespace team-a") {
+		t.Errorf("suspend of a missing CronJob: error %v", err)
+	}
+}
+
+func TestNext(t *testing.T) {
+	berlin := builders.MakeCronJob("berlin", "team-a").Schedule("30 2 * * *").TimeZone("Europe/Berlin").
+		CreationTimestamp(now.Add(-time.Hour)).Obj()
+	paused := builders.MakeCronJob("paused", "team-a").Schedule("0 * * * *").Suspend().CreationTimestamp(now.Add(-time.Hour)).Obj()
+	for name, tc := range map[string]struct {
+		args       []string
+		wantOut    string
+		wantErrOut string
+	}{
+		"five by default, in the CronJob's zone": {
+			args: []string{"next", "berlin"},
+			wantOut: "2026-03-03T02:30:00+01:00\n2026-03-04T02:30:00+01:00\n2026-03-05T02:30:00+01:00\n" +
+				"2026-03-06T02:30:00+01:00\n2026-03-07T02:30:00+01:00\n",
+		},
+		"--count 2": {args: []string{"next", "berlin", "--count", "2"}, wantOut: "2026-03-03T02:30:00+01:00\n2026-03-04T02:30:00+01:00\n"},
+		"suspended": {
+			args: []string{"next", "paused", "-c", "1"}, wantOut: "2026-03-02T11:00:00Z\n",
+			wantErrOut: "CronJob paused is suspended",
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, errOut, err := execute(t, newClient(interceptor.Funcs{}, berlin, paused), tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out != tc.wantOut {
+				t.Errorf("output:\n%s\nwant:\n%s", out, tc.wantOut)
+			}
+			if !strings.Contains(errOut, tc.wantErrOut) {
+				t.Errorf("error output %q, want it to contain %q", errOut, tc.wantErrOut)
+			}
+		})
+	}
+	_, _, err := execute(t, newClient(interceptor.Funcs{}, builders.MakeCronJob("bad", "team-a").Schedule("every hour").Obj()), "next", "bad")
+	if err == nil || !strings.Contains(err.Error(), "is not a valid cron schedule") {
+		t.Errorf("next of a bad schedule: error %v, want the controller's message", err)
+	}
+}

@@ -1,0 +1,105 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// runOptions are the flags of `run`.
+type runOptions struct {
+	scheduledTime     string
+	ignoreConcurrency bool
+	wait              bool
+	timeout           time.Duration
+}
+
+func (e *env) runCommand() *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run NAME",
+		Short: "Run the CronJob NAME now, or for a past scheduled time (creates a CronJobRun)",
+		Long: `Creates a CronJobRun of the CronJob NAME and prints its name. The controller creates the run's Job from
+the CronJob's jobTemplate, through the CronJob's concurrencyPolicy unless --ignore-concurrency is given.
+With --scheduled-time the run is a backfill of that past scheduled time: its Job gets that time's name, so
+it never duplicates the scheduled run of the same time (if that Job exists, the run reports it).
+With --wait the command waits until the run has finished and fails unless it Succeeded.`,
+		Example: `  kubectl cjo run nightly-report
+  kubectl cjo run nightly-report --scheduled-time 2026-03-01T03:00:00+01:00 --wait`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.run(cmd.Context(), args[0], o)
+		},
+	}
+	cmd.Flags().StringVar(&o.scheduledTime, "scheduled-time", "", "Run for this past scheduled time (RFC 3339, such as 2026-03-01T03:00:00Z): a backfill. Unset: now.")
+	cmd.Flags().BoolVar(&o.ignoreConcurrency, "ignore-concurrency", false, "Start the run whatever the CronJob's concurrencyPolicy and maxActiveJobs say (spec.concurrencyPolicy Ignore).")
+	cmd.Flags().BoolVar(&o.wait, "wait", false, "Wait until the run has finished (Succeeded, Failed or Rejected); fail unless it Succeeded.")
+	cmd.Flags().DurationVar(&o.timeout, "timeout", time.Hour, "With --wait, how long to wait at most.")
+	return cmd
+}
+
+// run creates the CronJobRun, prints its name, and with o.wait waits for its end.
+func (e *env) run(ctx context.Context, name string, o runOptions) error {
+	c, ns, err := e.clientAndNamespace()
+	if err != nil {
+		return err
+	}
+	run := &cronjobv1.CronJobRun{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: name + "-"},
+		Spec:       cronjobv1.CronJobRunSpec{CronJobName: name},
+	}
+	if o.scheduledTime != "" {
+		t, err := time.Parse(time.RFC3339, o.scheduledTime)
+		if err != nil {
+			return fmt.Errorf("--scheduled-time %q is not an RFC 3339 time such as 2026-03-01T03:00:00Z: %w", o.scheduledTime, err)
+		}
+		run.Spec.ScheduledTime = &metav1.Time{Time: t}
+	}
+	if o.ignoreConcurrency {
+		run.Spec.ConcurrencyPolicy = cronjobv1.RunIgnoreConcurrency
+	}
+	if err := c.Create(ctx, run); err != nil {
+		return fmt.Errorf("creating a CronJobRun of CronJob %s in namespace %s: %w", name, ns, err)
+	}
+	_, _ = fmt.Fprintf(e.out, "cronjobrun.batch.cronjob-operator.dev/%s created\n", run.Name)
+	if !o.wait {
+		return nil
+	}
+	return e.waitForRun(ctx, c, run, o.timeout)
+}
+
+// waitForRun reads the run every e.poll until it has finished, prints how it ended and returns an error
+// unless it Succeeded.
+func (e *env) waitForRun(ctx context.Context, c client.Client, run *cronjobv1.CronJobRun, timeout time.Duration) error {
+	key := client.ObjectKeyFromObject(run)
+	err := wait.PollUntilContextTimeout(ctx, e.poll, timeout, true, func(ctx context.Context) (bool, error) {
+		if err := c.Get(ctx, key, run); err != nil {
+			return false, fmt.Errorf("reading CronJobRun %s: %w", key.Name, err)
+		}
+		switch run.Status.Phase {
+		case cronjobv1.RunSucceeded, cronjobv1.RunFailed, cronjobv1.RunRejected:
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return fmt.Errorf("waiting for CronJobRun %s (phase %q): %w", key.Name, run.Status.Phase, err)
+	}
+	msg := ""
+	if cond := meta.FindStatusCondition(run.Status.Conditions, cronjobv1.ConditionReady); cond != nil && cond.Message != "" {
+		msg = ": " + cond.Message
+	}
+	_, _ = fmt.Fprintf(e.out, "cronjobrun.batch.cronjob-operator.dev/%s %s (job %q)%s\n", run.Name, run.Status.Phase, run.Status.JobName, msg)
+	if run.Status.Phase != cronjobv1.RunSucceeded {
+		return fmt.Errorf("CronJobRun %s is %s", run.Name, run.Status.Phase)
+	}
+	return nil
+}

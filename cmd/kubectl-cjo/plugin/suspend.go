@@ -1,0 +1,47 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// suspendCommand is `suspend NAME` (suspend true) or `resume NAME` (false).
+func (e *env) suspendCommand(suspend bool) *cobra.Command {
+	use, short, done := "resume NAME", "Resume the CronJob NAME (spec.suspend=false): the first run is the first scheduled time after now", "resumed"
+	if suspend {
+		use, short, done = "suspend NAME", "Suspend the CronJob NAME (spec.suspend=true): no new runs start; active Jobs go on", "suspended"
+	}
+	return &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := e.setSuspend(cmd.Context(), args[0], suspend); err != nil {
+				return err
+			}
+			_, _ = fmt.Fprintf(e.out, "cronjob.batch.cronjob-operator.dev/%s %s\n", args[0], done)
+			return nil
+		},
+	}
+}
+
+// setSuspend sets spec.suspend with a merge patch (no read, no conflict with other writers).
+func (e *env) setSuspend(ctx context.Context, name string, suspend bool) error {
+	c, ns, err := e.clientAndNamespace()
+	if err != nil {
+		return err
+	}
+	cj := &cronjobv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"suspend":%t}}`, suspend))
+	if err := c.Patch(ctx, cj, patch); err != nil {
+		return fmt.Errorf("patching spec.suspend of CronJob %s in namespace %s: %w", name, ns, err)
+	}
+	return nil
+}

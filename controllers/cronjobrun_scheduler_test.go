@@ -1,0 +1,105 @@
+package controllers
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// The CronJob controller treats a manual run's Job as one of its own (status.active, history limits) but
+// never as the run of a scheduled time: lastScheduleTime comes only from the scheduler's own runs, and a
+// backfill of the due time is that time's run.
+
+// scheduledState is what the CronJob controller recorded, and the Jobs there are.
+type scheduledState struct {
+	Jobs         []string
+	Active       []string
+	LastSchedule time.Time
+}
+
+func (f *runFixture) scheduledState(t *testing.T) scheduledState {
+	t.Helper()
+	cj := f.cronJob(t)
+	st := scheduledState{Jobs: f.jobNames(t)}
+	for _, ref := range cj.Status.Active {
+		st.Active = append(st.Active, ref.Name)
+	}
+	if cj.Status.LastScheduleTime != nil {
+		st.LastSchedule = cj.Status.LastScheduleTime.UTC()
+	}
+	return st
+}
+
+func TestRunNowNeverSkipsNorDuplicatesTheScheduledRun(t *testing.T) {
+	for caseName, ranAt := range map[string]time.Time{
+		"run now at 09:30":                     hm(9, 30),
+		"run now at 10:00:00, the due instant": topOfTheHour,
+	} {
+		t.Run(caseName, func(t *testing.T) {
+			t.Parallel()
+			f := newRunFixture(t, ranAt, interceptor.Funcs{}, hourly().LastScheduleTime(priorHour).Obj(), manualRun().CreationTimestamp(ranAt).Obj())
+			f.mustReconcileRun(t, "manual")
+			f.reconcileCronJob(t)
+			if ranAt.Before(topOfTheHour) {
+				want := scheduledState{Jobs: []string{manualJob}, Active: []string{manualJob}, LastSchedule: priorHour}
+				if diff := cmp.Diff(want, f.scheduledState(t)); diff != "" {
+					t.Errorf("before the hour (-want,+got): the manual Job is active, lastScheduleTime unchanged:\n%s", diff)
+				}
+			}
+
+			f.clock.SetTime(isTime)
+			f.reconcileCronJob(t)
+			f.reconcileCronJob(t)
+			want := scheduledState{
+				Jobs:   sortedNames(manualJob, name(topOfTheHour)),
+				Active: []string{manualJob, name(topOfTheHour)}, LastSchedule: topOfTheHour,
+			}
+			if diff := cmp.Diff(want, f.scheduledState(t), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+				t.Errorf("after the hour (-want,+got): one scheduled Job beside the manual one:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBackfillOfTheDueTimeIsThatTimesOnlyJob(t *testing.T) {
+	t.Run("backfill first, then the scheduler", func(t *testing.T) {
+		f := newRunFixture(t, isTime, interceptor.Funcs{}, hourly().LastScheduleTime(priorHour).Obj(), manualRun().ScheduledTime(topOfTheHour).Obj())
+		f.mustReconcileRun(t, "manual")
+		if out := f.reconcileCronJob(t); out.Run != RunAdopted {
+			t.Errorf("scheduler's run at 10:00 = %q, want Adopted: the backfill's Job is that run", out.Run)
+		}
+		want := scheduledState{Jobs: []string{name(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: topOfTheHour}
+		if diff := cmp.Diff(want, f.scheduledState(t)); diff != "" {
+			t.Errorf("(-want,+got):\n%s", diff)
+		}
+	})
+	t.Run("the scheduler first, then the backfill", func(t *testing.T) {
+		f := newRunFixture(t, isTime, interceptor.Funcs{}, hourly().LastScheduleTime(priorHour).Obj(), manualRun().ScheduledTime(topOfTheHour).Obj())
+		f.reconcileCronJob(t)
+		f.eventReasons()
+		f.mustReconcileRun(t, "manual")
+		run := f.run(t, "manual")
+		if run.Status.JobName != name(topOfTheHour) || run.Status.Phase != cronjobv1.RunRunning || readyReason(run) != ReasonJobExisted {
+			t.Errorf("run status = %s %s %s, want %s Running %s", run.Status.JobName, run.Status.Phase, readyReason(run), name(topOfTheHour), ReasonJobExisted)
+		}
+		if diff := cmp.Diff([]string{name(topOfTheHour)}, f.jobNames(t)); diff != "" {
+			t.Errorf("Jobs (-want,+got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{"Normal JobExisted"}, f.eventReasons()); diff != "" {
+			t.Errorf("events (-want,+got): the run reports the Job it did not create:\n%s", diff)
+		}
+	})
+}
+
+// sortedNames returns the names, sorted.
+func sortedNames(names ...string) []string {
+	out := append([]string(nil), names...)
+	slices.Sort(out)
+	return out
+}

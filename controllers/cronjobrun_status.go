@@ -1,0 +1,208 @@
+package controllers
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+// Reasons of a CronJobRun's Ready condition and of the events about it. Those that reject a run say what to
+// fix in their message; the run is not retried (create another CronJobRun).
+const (
+	// ReasonJobCreated (Ready=True): the run's Job was created and runs.
+	ReasonJobCreated = "JobCreated"
+	// ReasonJobExisted (Ready=True, Normal event): the Job of spec.scheduledTime existed already (the
+	// scheduled run of that time, or another backfill of it): the run reports it and creates nothing.
+	ReasonJobExisted = "JobExisted"
+	// ReasonJobComplete (Ready=True): the run's Job completed.
+	ReasonJobComplete = "JobComplete"
+	// ReasonJobFailed (Ready=False): the run's Job failed.
+	ReasonJobFailed = "JobFailed"
+	// ReasonMaxActiveJobs (Ready=False, Pending): spec.maxActiveJobs Jobs of the CronJob are active
+	// (concurrencyPolicy Allow with maxActiveJobs, or Enqueue); the run starts when one finishes.
+	ReasonMaxActiveJobs = "MaxActiveJobsReached"
+	// ReasonCronJobNotFound (Rejected): spec.cronJobName names no CronJob in the namespace.
+	ReasonCronJobNotFound = "CronJobNotFound"
+	// ReasonCronJobDeleting (Rejected): the CronJob is being deleted.
+	ReasonCronJobDeleting = "CronJobDeleting"
+	// ReasonNotAScheduledTime (Rejected): spec.scheduledTime is not a scheduled time of the schedule.
+	ReasonNotAScheduledTime = "NotAScheduledTime"
+	// ReasonScheduledTimeInFuture (Rejected): spec.scheduledTime is later than now.
+	ReasonScheduledTimeInFuture = "ScheduledTimeInFuture"
+	// ReasonJobNameTaken (Rejected): a Job of the run's name exists and is not the CronJob's.
+	ReasonJobNameTaken = "JobNameTaken"
+)
+
+// jobKind is the kind of the owner reference from a run to its Job.
+const jobKind = "Job"
+
+// runJobName is the name of the Job of a run without spec.scheduledTime (run now):
+// "<cronjob>-m<9 hex digits>", the digits 36 bits of a hash of the CronJobRun's UID. It is deterministic,
+// so a create retried after a lost status write meets AlreadyExists and adopts the Job instead of making a
+// second one; the "m" keeps it apart from the names of scheduled runs, "<cronjob>-<Unix minutes>" (digits
+// only); with a CronJob name of cronjobv1.MaxNameLength (52) characters it has 63, the limit of the
+// job-name label. Should two runs of one CronJob hash alike (a chance of 2^-36 per pair), the Job's
+// CronJobRunAnnotation names the first, and the second is Rejected (JobNameTaken).
+func runJobName(cronJobName string, runUID types.UID) string {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(runUID))
+	return fmt.Sprintf("%s-m%09x", cronJobName, h.Sum64()&(1<<36-1))
+}
+
+// finished reports whether the run has reached a final phase: Succeeded, Failed or Rejected.
+func finished(run *cronjobv1.CronJobRun) bool {
+	switch run.Status.Phase {
+	case cronjobv1.RunSucceeded, cronjobv1.RunFailed, cronjobv1.RunRejected:
+		return true
+	}
+	return false
+}
+
+// runExpiry is when a finished run is deleted: completionTime (now when unset) plus
+// spec.ttlSecondsAfterFinished, or cronjobv1.DefaultRunTTLSecondsAfterFinished when unset.
+func runExpiry(run *cronjobv1.CronJobRun, now time.Time) time.Time {
+	done := now
+	if run.Status.CompletionTime != nil {
+		done = run.Status.CompletionTime.Time
+	}
+	ttl := ptr.Deref(run.Spec.TTLSecondsAfterFinished, cronjobv1.DefaultRunTTLSecondsAfterFinished)
+	return done.Add(time.Duration(ttl) * time.Second)
+}
+
+// followJob sets the run's phase from its Job: Running until the Job's Complete or Failed condition is
+// True (jobFinished), then Succeeded or Failed with the Job's completion (or failure) time.
+func (s *runSyncer) followJob(job *batchv1.Job) {
+	st := &s.run.Status
+	switch _, how := jobFinished(job); how {
+	case batchv1.JobComplete:
+		st.Phase = cronjobv1.RunSucceeded
+		st.CompletionTime = timeOr(job.Status.CompletionTime, s.now)
+		s.setReady(metav1.ConditionTrue, ReasonJobComplete, fmt.Sprintf("Job %s completed", job.Name))
+	case batchv1.JobFailed:
+		st.Phase = cronjobv1.RunFailed
+		st.CompletionTime = timeOr(jobFailedTime(job), s.now)
+		s.setReady(metav1.ConditionFalse, ReasonJobFailed, fmt.Sprintf("Job %s failed", job.Name))
+	default:
+		st.Phase = cronjobv1.RunRunning
+		if c := meta.FindStatusCondition(st.Conditions, cronjobv1.ConditionReady); c == nil || c.Status != metav1.ConditionTrue {
+			s.setReady(metav1.ConditionTrue, ReasonJobCreated, fmt.Sprintf("Job %s runs", job.Name))
+		}
+	}
+}
+
+// timeOr returns a copy of t, or now when t is nil.
+func timeOr(t *metav1.Time, now time.Time) *metav1.Time {
+	if t == nil {
+		return ptr.To(metav1.NewTime(now))
+	}
+	return t.DeepCopy()
+}
+
+// bindJob records that the run's Job is job: created by this run (created) or one that existed already.
+// It gives the run an owner reference to the Job first (see ownJob), then sets status.jobName, the
+// scheduled and start times, and the phase.
+func (s *runSyncer) bindJob(ctx context.Context, job *batchv1.Job, scheduled time.Time, created bool) error {
+	if err := s.ownJob(ctx, job); err != nil {
+		return err
+	}
+	st := &s.run.Status
+	st.JobName = job.Name
+	st.ScheduledTime = ptr.To(metav1.NewTime(scheduled))
+	st.StartTime = ptr.To(metav1.NewTime(s.now))
+	if !created && !job.CreationTimestamp.IsZero() {
+		st.StartTime = job.CreationTimestamp.DeepCopy()
+	}
+	reason, msg := ReasonJobCreated, fmt.Sprintf("Job %s runs", job.Name)
+	if !created && job.Annotations[cronjobv1.CronJobRunAnnotation] != s.run.Name {
+		reason, msg = ReasonJobExisted, fmt.Sprintf("Job %s of the scheduled time existed already; this run created nothing and reports it", job.Name)
+		s.event(corev1.EventTypeNormal, ReasonJobExisted, "Create", "%s", msg)
+	}
+	s.setReady(metav1.ConditionTrue, reason, msg)
+	s.followJob(job)
+	return nil
+}
+
+// ownJob makes the run a dependent of its Job (an owner reference that is not a controller and does not
+// block the Job's deletion), so the garbage collector deletes the run with the Job: a run lives no longer
+// than its Job, which its CronJob's history limits delete. This is a write of the run's metadata, once per
+// run, before the status write that records the Job; the run's status in memory is kept.
+func (s *runSyncer) ownJob(ctx context.Context, job *batchv1.Job) error {
+	if ownedJobUID(s.run) == job.UID {
+		return nil
+	}
+	status := s.run.Status.DeepCopy()
+	refs := make([]metav1.OwnerReference, 0, len(s.run.OwnerReferences)+1)
+	for _, ref := range s.run.OwnerReferences {
+		if ref.APIVersion != batchv1.SchemeGroupVersion.String() || ref.Kind != jobKind {
+			refs = append(refs, ref)
+		}
+	}
+	s.run.OwnerReferences = append(refs, metav1.OwnerReference{
+		APIVersion: batchv1.SchemeGroupVersion.String(), Kind: jobKind, Name: job.Name, UID: job.UID,
+	})
+	if err := s.r.Client.Update(ctx, s.run); err != nil {
+		return fmt.Errorf("adding the owner reference to job %s: %w", job.Name, err)
+	}
+	s.run.Status = *status
+	return nil
+}
+
+// ownedJobUID returns the UID of the Job the run's owner reference names, or "" if it has none.
+func ownedJobUID(run *cronjobv1.CronJobRun) types.UID {
+	for _, ref := range run.OwnerReferences {
+		if ref.APIVersion == batchv1.SchemeGroupVersion.String() && ref.Kind == jobKind {
+			return ref.UID
+		}
+	}
+	return ""
+}
+
+// reject makes the run Rejected: final, with completionTime now (its TTL counts from it), a Ready=False
+// condition with the reason and a message that says what to fix, and a Warning event.
+func (s *runSyncer) reject(reason, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	s.run.Status.Phase = cronjobv1.RunRejected
+	s.run.Status.CompletionTime = ptr.To(metav1.NewTime(s.now))
+	s.setReady(metav1.ConditionFalse, reason, msg)
+	s.event(corev1.EventTypeWarning, reason, "Create", "%s", msg)
+}
+
+// wait keeps the run Pending with a Ready=False condition that says what it waits for, and a Normal
+// event when it starts waiting for that reason.
+func (s *runSyncer) wait(reason, format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	s.run.Status.Phase = cronjobv1.RunPending
+	if c := meta.FindStatusCondition(s.run.Status.Conditions, cronjobv1.ConditionReady); c == nil || c.Reason != reason {
+		s.event(corev1.EventTypeNormal, reason, "Create", "%s", msg)
+	}
+	s.setReady(metav1.ConditionFalse, reason, msg)
+}
+
+// setReady sets the run's Ready condition; lastTransitionTime moves only when its status changes.
+func (s *runSyncer) setReady(status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&s.run.Status.Conditions, metav1.Condition{
+		Type:               cronjobv1.ConditionReady,
+		Status:             status,
+		Reason:             reason,
+		Message:            message,
+		ObservedGeneration: s.run.Generation,
+		LastTransitionTime: metav1.NewTime(s.now),
+	})
+}
+
+// event records an event about the run.
+func (s *runSyncer) event(eventType, reason, action, note string, args ...any) {
+	if s.r.Recorder != nil {
+		s.r.Recorder.Eventf(s.run, nil, eventType, reason, action, note, args...)
+	}
+}
