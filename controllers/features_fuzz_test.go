@@ -37,8 +37,8 @@ func FuzzCatchUpAndJitter(f *testing.F) {
 		maxRuns := int(limit%100) + 1
 		last := now.Add(-time.Duration(downtime%(366*24*60)) * time.Minute)
 		delay := func(s time.Time) time.Duration {
-			d := jitterDelay(uid, jitterSeconds, s, nextScheduleTime(sched, last, s))
 			next := nextScheduleTime(sched, last, s)
+			d := jitterDelay(uid, jitterSeconds, s, next)
 			if d < 0 || (jitterSeconds > 0 && d >= time.Duration(jitterSeconds)*time.Second) || (jitterSeconds == 0 && d != 0) ||
 				(!next.IsZero() && d > 0 && !s.Add(d).Before(next)) {
 				t.Fatalf("schedule %q, jitter %d s: delay %v of %s is out of bounds (next %s)", schedule, jitterSeconds, d, s, next)

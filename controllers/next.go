@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
-	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
@@ -36,13 +35,9 @@ func NextScheduleTimes(cj *cronjobv1.CronJob, after time.Time, n int) ([]NextRun
 		return nil, nil, err
 	}
 	anchor := earliestTime(cj)
-	jitter := ptr.Deref(cj.Spec.JitterSeconds, 0)
 	runs := make([]NextRun, 0, max(n, 0))
-	for t := nextScheduleTime(sched, anchor, after); !t.IsZero() && len(runs) < n; {
-		next := nextScheduleTime(sched, anchor, t)
-		start := t.Add(jitterDelay(string(cj.UID), jitter, t, next))
-		runs = append(runs, NextRun{Scheduled: t.In(loc), Start: start.In(loc)})
-		t = next
+	for t := nextScheduleTime(sched, anchor, after); !t.IsZero() && len(runs) < n; t = nextScheduleTime(sched, anchor, t) {
+		runs = append(runs, NextRun{Scheduled: t.In(loc), Start: t.Add(runDelay(cj, sched, anchor, t)).In(loc)})
 	}
 	return runs, loc, nil
 }

@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"math"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -111,8 +110,6 @@ func (s *syncer) enqueue(scheduled time.Time, loc *time.Location) {
 // run exactly at its deadline is not (as planRun). No deadline, or one longer than time.Duration holds,
 // is never past.
 func pastDeadline(scheduled, now time.Time, deadlineSeconds *int64) bool {
-	if deadlineSeconds == nil || *deadlineSeconds > int64(math.MaxInt64/time.Second) {
-		return false
-	}
-	return now.Sub(scheduled) > time.Duration(*deadlineSeconds)*time.Second
+	deadline, ok := startingDeadline(deadlineSeconds)
+	return ok && now.Sub(scheduled) > deadline
 }

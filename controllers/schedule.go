@@ -201,12 +201,10 @@ type delayFunc func(scheduled time.Time) time.Duration
 func planRun(sched cron.Schedule, earliest, now time.Time, deadlineSeconds *int64, delay delayFunc) runPlan {
 	var plan runPlan
 	since := earliest
-	// A deadline longer than time.Duration can hold (292 years) is no deadline; multiplying it would
-	// overflow and put the window's start in the future (batch/v1 has that overflow).
-	if deadlineSeconds != nil && *deadlineSeconds <= int64(math.MaxInt64/time.Second) {
+	if deadline, ok := startingDeadline(deadlineSeconds); ok {
 		// A run exactly startingDeadlineSeconds late still starts, as in batch/v1: the window is closed
 		// at its start, and the cron library's Next is strictly after its argument.
-		if d := now.Add(-time.Duration(*deadlineSeconds)*time.Second - time.Nanosecond); d.After(since) {
+		if d := now.Add(-deadline - time.Nanosecond); d.After(since) {
 			since = d
 		}
 	}
@@ -233,6 +231,27 @@ func planRun(sched cron.Schedule, earliest, now time.Time, deadlineSeconds *int6
 		}
 	}
 	return plan
+}
+
+// startingDeadline is spec.startingDeadlineSeconds as a duration; ok is false when there is none. A
+// deadline longer than time.Duration can hold (292 years) is no deadline: multiplying it would overflow and
+// put the window's start in the future (batch/v1 has that overflow).
+func startingDeadline(deadlineSeconds *int64) (time.Duration, bool) {
+	if deadlineSeconds == nil || *deadlineSeconds > int64(math.MaxInt64/time.Second) {
+		return 0, false
+	}
+	return time.Duration(*deadlineSeconds) * time.Second, true
+}
+
+// runDelay is the jitter of the CronJob's run scheduled at `scheduled` (jitterDelay, with the interval to
+// the next scheduled time; anchor as for nextScheduleTime): what the controller waits after the scheduled
+// time, and what kubectl cjo next shows. 0 without spec.jitterSeconds.
+func runDelay(cj *cronjobv1.CronJob, sched cron.Schedule, anchor, scheduled time.Time) time.Duration {
+	jitter := ptr.Deref(cj.Spec.JitterSeconds, 0)
+	if jitter <= 0 {
+		return 0
+	}
+	return jitterDelay(string(cj.UID), jitter, scheduled, nextScheduleTime(sched, anchor, scheduled))
 }
 
 // oldestCatchUp is the run that missedRunPolicy All starts next: the oldest of the last `limit` unmet

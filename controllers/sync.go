@@ -173,13 +173,9 @@ func (s *syncer) delays(sched cron.Schedule) delayFunc {
 	return func(scheduled time.Time) time.Duration { return s.delay(sched, scheduled) }
 }
 
-// delay is the jitter of the run scheduled at `scheduled` (jitterDelay); 0 without spec.jitterSeconds.
+// delay is the jitter of the run scheduled at `scheduled` (runDelay); 0 without spec.jitterSeconds.
 func (s *syncer) delay(sched cron.Schedule, scheduled time.Time) time.Duration {
-	jitter := ptr.Deref(s.cj.Spec.JitterSeconds, 0)
-	if jitter <= 0 {
-		return 0
-	}
-	return jitterDelay(string(s.cj.UID), jitter, scheduled, nextScheduleTime(sched, earliestTime(s.cj), scheduled))
+	return runDelay(s.cj, sched, earliestTime(s.cj), scheduled)
 }
 
 // startRun applies the concurrency policy and creates the Job for the scheduled time. On success
