@@ -70,6 +70,18 @@ func allowed(ctx SpecContext, user string, groups []string, reqs []request) map[
 	return got
 }
 
+// expectAnswers waits until the authorizer answers each of reqs as want says (by request, as allowed keys
+// them), and fails with the difference. The authorizer reads RBAC objects from informers, so a binding
+// created a moment ago may not be seen yet: a denial asked then would pass for the wrong reason. The first of
+// reqs must therefore be one that want allows: an attempt passes only when it was allowed, that is when
+// the binding had reached the authorizer before the requests after it were asked.
+func expectAnswers(ctx SpecContext, user string, groups []string, reqs []request, want map[string]bool) {
+	GinkgoHelper()
+	Expect(want[reqs[0].String()]).To(BeTrue(), "the first request proves the binding is seen: it must be allowed")
+	Eventually(func() string { return cmp.Diff(want, allowed(ctx, user, groups, reqs)) }).
+		WithContext(ctx).Should(BeEmpty(), "allowed to %s (-want,+got)", user)
+}
+
 // all returns want for every request, keyed as allowed keys its answers.
 func all(want bool, reqs []request) map[string]bool {
 	m := map[string]bool{}
@@ -193,6 +205,8 @@ var _ = Describe("RBAC", Ordered, ContinueOnFailure, func() {
 		rendered, err = framework.Kustomize(ctx, "config/default")
 		Expect(err).NotTo(HaveOccurred())
 		Expect(framework.ApplyRBAC(ctx, k8sClient, rendered)).To(Succeed())
+		By("waiting until the authorizer has seen the manager's bindings")
+		expectAnswers(ctx, managerUser, serviceAccountGroups, managerNeeds, all(true, managerNeeds))
 	})
 
 	When("config/default is applied", func() {
@@ -237,7 +251,7 @@ var _ = Describe("RBAC", Ordered, ContinueOnFailure, func() {
 				for i, r := range reqs {
 					wantByRequest[r.String()] = answers[i]
 				}
-				Expect(cmp.Diff(wantByRequest, allowed(ctx, user, []string{"system:authenticated"}, reqs))).To(BeEmpty(), "allowed to %s (-want,+got)", user)
+				expectAnswers(ctx, user, []string{"system:authenticated"}, reqs, wantByRequest)
 			}
 		})
 
@@ -269,7 +283,7 @@ var _ = Describe("RBAC", Ordered, ContinueOnFailure, func() {
 				for i, r := range reqs {
 					wantByRequest[r.String()] = answers[i]
 				}
-				Expect(cmp.Diff(wantByRequest, allowed(ctx, user, []string{"system:authenticated"}, reqs))).To(BeEmpty(), "allowed to %s (-want,+got)", user)
+				expectAnswers(ctx, user, []string{"system:authenticated"}, reqs, wantByRequest)
 			}
 		})
 
