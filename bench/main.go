@@ -59,6 +59,7 @@ func main() {
 	var (
 		mode, out, assets, manager, kcm, crds string
 		controllers                           string
+		profileSeconds                        int
 		sz                                    sizes
 		settings                              results.Settings
 		b                                     = &bench{}
@@ -86,6 +87,7 @@ func main() {
 	flag.StringVar(&kcm, "kube-controller-manager", "", "The peer's binary (default: <assets>/kube-controller-manager).")
 	flag.StringVar(&crds, "crds", "config/crd/bases", "Directory of the CronJob CRD.")
 	flag.StringVar(&b.oursArgs, "ours-args", "", "Extra flags of ours' manager, space-separated (e.g. --pprof-bind-address=127.0.0.1:6060 --zap-log-level=debug).")
+	flag.IntVar(&profileSeconds, "profile", 0, "Seconds of CPU profile to capture at the start of each measured window, of kube-apiserver and of ours (0: none); written beside the report as <scenario>-<controller>-<repetition>-{kube-apiserver,controller}.pprof.")
 	flag.StringVar(&controllers, "controllers", "ours,peer", "Controllers to run: ours,peer, or one of them for tuning (the report then has one column empty).")
 	flag.Parse()
 	defaults, ok := modeDefaults[mode]
@@ -127,6 +129,7 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	b.profileSeconds = profileSeconds
 	if err := runBench(ctx, b, sz, name, settings, out, assets, manager, kcm, crds); err != nil {
 		fmt.Fprintf(os.Stderr, "bench: %v\n", err)
 		os.Exit(1)
@@ -162,6 +165,12 @@ func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings res
 	}
 	b.rigs = rig.Rigs(cp, manager, kcm, work, settings)
 	b.rigs[results.Ours].ExtraArgs = strings.Fields(b.oursArgs)
+	if b.profileSeconds > 0 {
+		b.rigs[results.Ours].Profile = true
+		if b.prof, err = newProfiler(b.profileSeconds, dir, cp.Harness, b.logf); err != nil {
+			return err
+		}
+	}
 	run := &results.Run{Started: started, Mode: mode, Machine: machine(), Versions: versions(kcm, assets), Settings: settings}
 	// The results are written after every phase, so a failure or Ctrl-C in hour five keeps what was
 	// measured (the report then says what is missing).
@@ -192,6 +201,19 @@ func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings res
 			}
 			b.logf("%s/%s #%d: %s", p.scenario, p.controller, p.repetition, summary(res))
 			run.Scenarios[i].Results = append(run.Scenarios[i].Results, res)
+			if err := save(); err != nil {
+				return err
+			}
+		}
+		if sc.Name != "burst" {
+			continue
+		}
+		for rep := range sz.repetitions {
+			rate, err := b.measureLimit(ctx, rep, sz.burstSize, settings.OursMaxConcurrentReconciles)
+			if err != nil {
+				return errors.Join(err, save())
+			}
+			run.Scenarios[i].LimitRunsPerSecond = append(run.Scenarios[i].LimitRunsPerSecond, rate)
 			if err := save(); err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -45,7 +46,9 @@ func (b *bench) measureRestart(ctx context.Context, p phase, r *rig.Rig, ns stri
 	defer proc2.Stop(10 * time.Second)
 	missed := restart.Truncate(time.Minute)
 	window := measure.Interval{From: restart, To: missed.Add(58 * time.Second)}
+	b.prof.capture(ctx, restart, fmt.Sprintf("%s-%s-%d", p.scenario, p.controller, p.repetition), proc2)
 	costs, err := measure.Observe(ctx, proc2, window, b.idleAfter, false, base)
+	b.prof.wait()
 	if err != nil {
 		return res, err
 	}

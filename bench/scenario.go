@@ -34,6 +34,10 @@ type bench struct {
 	logf  func(format string, args ...any)
 	// oursArgs are extra flags of ours' manager (-ours-args).
 	oursArgs string
+	// prof, when set (-profile), captures CPU profiles at the start of each measured window.
+	prof *profiler
+	// profileSeconds is -profile: seconds of CPU profile per measured window, 0 for none.
+	profileSeconds int
 }
 
 // cronJobSpec is one CronJob a phase creates.
@@ -140,7 +144,9 @@ func (b *bench) run(ctx context.Context, p phase) (results.Result, error) {
 	b.logf("%s/%s #%d: %d CronJobs in %s, measuring %s to %s", p.scenario, p.controller, p.repetition,
 		len(cronJobs), ns, first.Format(time.TimeOnly), window.To.Format(time.TimeOnly))
 
+	b.prof.capture(ctx, window.From, fmt.Sprintf("%s-%s-%d", p.scenario, p.controller, p.repetition), proc)
 	costs, err := measure.Observe(ctx, proc, window, b.idleAfter, true, nil)
+	b.prof.wait()
 	if err != nil {
 		return res, err
 	}

@@ -59,11 +59,18 @@ type CronJobReconciler struct {
 	OnReconcile func(types.NamespacedName, Outcome)
 	// Metrics counts runs started, missed and deleted Jobs, and the start skew. Nil counts nothing.
 	Metrics *Metrics
+	// Queue is the controller's workqueue, for deferring the status write of a run whose Job was created
+	// while other reconciles wait ("Jobs first", deferred.go). Nil writes every status at once.
+	Queue RecordQueue
 
 	// warned remembers which causes were reported, so that each is reported once (see reportedCauses).
 	warned reportedCauses
 	// blocked remembers the runs whose Job name is held by a Job of someone else (see blockedRuns).
 	blocked blockedRuns
+	// deferred holds the status of CronJobs whose run's record waits behind other reconciles, and
+	// expected the Jobs being created, whose create events trigger no reconcile (deferred.go).
+	deferred deferredRecords
+	expected expectedCreates
 	// started is the clock's time at the first reconcile: a run scheduled before it is a catch-up.
 	started     time.Time
 	startedOnce sync.Once
@@ -125,11 +132,29 @@ func (r *CronJobReconciler) reconcile(ctx context.Context, req ctrl.Request) Out
 	}
 
 	original := cj.DeepCopy()
+	// A run created by the previous reconcile whose record was deferred: this reconcile writes it.
+	recording := r.applyDeferred(&cj)
 	s := &syncer{r: r, cj: &cj, jobs: jobs, now: now}
 	result, syncErr := s.sync(ctx)
 	out := s.out
 	out.RequeueAfter = result.RequeueAfter
-	if !equality.Semantic.DeepEqual(original.Status, cj.Status) {
+	if equality.Semantic.DeepEqual(original.Status, cj.Status) {
+		if recording {
+			r.deferred.forget(req.NamespacedName) // the server has it
+		}
+	} else {
+		if !recording && syncErr == nil && s.created != nil && r.Queue != nil && r.Queue.Len() > 0 {
+			// Jobs first (deferred.go): the record waits behind the reconciles in the queue.
+			r.deferred.put(req.NamespacedName, deferredRecord{
+				uid: cj.UID, resourceVersion: original.ResourceVersion, status: cj.Status.DeepCopy(),
+				job: s.created, scheduled: metav1.NewTime(out.Scheduled),
+			})
+			// The Job's create event would lift the CronJob ahead of the others due (priority queue).
+			r.expected.expect(req.NamespacedName, s.created.Name)
+			r.Queue.AddLast(req)
+			out.Status, out.RequeueAfter = StatusDeferred, 0
+			return out
+		}
 		// A full update of the status subresource, not a merge patch: the resourceVersion read from the cache
 		// makes it conditional all the same (a conflict when the cache was stale), and it costs the API
 		// server less than a patch (README "Benchmarks"). The cache strips managedFields; the server keeps the
@@ -139,6 +164,7 @@ func (r *CronJobReconciler) reconcile(ctx context.Context, req ctrl.Request) Out
 				// The cached CronJob was older than the one on the server, typically because this reconcile
 				// was triggered by the Job created by the previous one before its status write reached the
 				// cache. Every action here is idempotent, so look again shortly instead of logging an error.
+				// A deferred record stays, to be applied to the newer CronJob.
 				ctrl.LoggerFrom(ctx).V(1).Info("Status write conflicted with a newer CronJob, requeueing")
 				out.Status, out.RequeueAfter = StatusConflicted, conflictRequeueDelay
 				return out
@@ -146,6 +172,9 @@ func (r *CronJobReconciler) reconcile(ctx context.Context, req ctrl.Request) Out
 			out.Err = errors.Join(syncErr, fmt.Errorf("writing status: %w", err))
 			out.RequeueAfter = 0
 			return out
+		}
+		if recording {
+			r.deferred.forget(req.NamespacedName)
 		}
 		out.Status = StatusWritten
 		r.awaitOwnWrite(ctx, req.NamespacedName, original.ResourceVersion)

@@ -19,7 +19,8 @@ type Outcome struct {
 	// Status says whether the status was written.
 	Status StatusWrite
 	// RequeueAfter is when the reconcile asked to run again: the next scheduled time plus
-	// requeuePadding, conflictRequeueDelay after a conflict, or 0 (only on a change, or with Err).
+	// requeuePadding, conflictRequeueDelay after a conflict, or 0 (only on a change, with Err, or with
+	// StatusDeferred, which queues the CronJob itself).
 	RequeueAfter time.Duration
 	// Err is the error returned to the workqueue, which retries with backoff; nil if none.
 	Err error
@@ -63,6 +64,9 @@ const (
 	StatusUnchanged StatusWrite = ""
 	// StatusWritten: the status was written.
 	StatusWritten StatusWrite = "Written"
+	// StatusDeferred: the reconcile created a run's Job while other reconciles waited, and left the
+	// status it computed to the next reconcile of the CronJob, which it queued behind them (deferred.go).
+	StatusDeferred StatusWrite = "Deferred"
 	// StatusConflicted: the write met a newer CronJob on the server (the cache was behind); the reconcile
 	// is requeued after conflictRequeueDelay and redoes its work, which is idempotent.
 	StatusConflicted StatusWrite = "Conflicted"

@@ -123,4 +123,6 @@ func (b *blockedRuns) cronJobsBlockedBy(_ context.Context, job client.Object) []
 func (r *CronJobReconciler) forget(cj types.NamespacedName) {
 	r.warned.forget(cj)
 	r.blocked.forget(cj)
+	r.deferred.forget(cj)
+	r.expected.forget(cj)
 }

@@ -30,6 +30,8 @@ type syncer struct {
 	jobs []*batchv1.Job // Jobs controlled by cj, from the cache
 	now  time.Time
 	out  Outcome // what this reconcile did so far
+	// created is the Job this reconcile created for the run that was due, if it did.
+	created *batchv1.Job
 }
 
 // sync tracks the Jobs, prunes the history, and starts the run that is due, if any. It returns the requeue
@@ -303,7 +305,7 @@ func (s *syncer) createRun(ctx context.Context, scheduled time.Time, loc *time.L
 		return fmt.Sprintf("creating job %s: %v", job.Name, err), fmt.Errorf("creating job %s: %w", job.Name, err)
 	default:
 		log.Info("Created Job", "job", klog.KObj(job), "scheduledTime", scheduled.In(loc).Format(time.RFC3339))
-		s.out.Run = RunCreated
+		s.out.Run, s.created = RunCreated, job
 		s.event(corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
 		faultPoint(FaultAfterJobCreate)
 	}

@@ -19,7 +19,9 @@ type aggregate struct {
 
 	expected, lost, duplicates int
 	runsPerSecond              float64 // mean over the repetitions with a nonzero value
-	catchUp                    time.Duration
+	// limit is the scenario's mean LimitRunsPerSecond, the same for both controllers; 0 without one.
+	limit   float64
+	catchUp time.Duration
 
 	requests                   map[string]int
 	writes, eventWrites, reads int
@@ -72,6 +74,9 @@ func aggregateResults(s results.Scenario, c results.Controller) aggregate {
 	}
 	if rpsN > 0 {
 		a.runsPerSecond = rpsSum / float64(rpsN)
+	}
+	for _, l := range s.LimitRunsPerSecond {
+		a.limit += l / float64(len(s.LimitRunsPerSecond))
 	}
 	return a
 }

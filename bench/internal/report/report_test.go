@@ -25,7 +25,7 @@ func millis(vs ...float64) []time.Duration {
 }
 
 // testRun is a small hand-built run: "single" with two repetitions of each controller, "burst" where the
-// peer observed no Job, "population" where nothing was measured, and "empty" without results.
+// peer observed no Job (and the limit was measured twice), "population" where nothing was measured, and "empty" without results.
 func testRun() *results.Run {
 	// single is r as repetition rep of c over a five-minute window, with skews.
 	single := func(c results.Controller, rep int, skews []time.Duration, r results.Result) results.Result {
@@ -75,7 +75,7 @@ func testRun() *results.Run {
 				single(results.Ours, 1, millis(60, 70, 80, 90, 100), ours1),
 				single(results.Peer, 1, millis(160, 170, 180, 190, 200), peer1),
 			}},
-			{Name: "burst", Results: []results.Result{burstOurs0, burstPeer, burstOurs1}},
+			{Name: "burst", Results: []results.Result{burstOurs0, burstPeer, burstOurs1}, LimitRunsPerSecond: []float64{300, 500}},
 			{Name: "population", Results: []results.Result{window(results.Ours, 0)}},
 			{Name: "empty"},
 		},
@@ -135,13 +135,15 @@ func TestRenderMarkdownScenarioTables(t *testing.T) {
 				header,
 				"| skew p50 (ms) | 2000.0 | n/a | n/a |  |  |",
 				"| skew p99 (ms) | 7000.0 | n/a | n/a |  |  |",
-				"| skew max (ms) | 7000.0 | n/a | n/a | ≤ 6000 | no |",
+				"| skew max (ms) | 7000.0 | n/a | n/a | ≤ 6000, ≤ 0.8 × peer | no |",
 				"| create-return skew p50 (ms) | 5.0 | n/a | n/a |  |  |",
 				"| create-return skew p99 (ms) | 15.0 | n/a | n/a |  |  |",
 				"| runs due | 0 | 3 | 0.00 |  |  |",
 				"| lost | 0 | 3 | 0.00 | 0 | yes |",
 				"| duplicated | 0 | 0 | n/a | 0 | yes |",
-				"| runs per second | 250.0 | 100.0 | 2.50 | ≥ 250 | yes |",
+				"| runs per second | 250.0 | 100.0 | 2.50 | ≥ 250, ≥ 1.25 × peer | yes |",
+				// The limit is the mean of the two repetitions, 400 per second.
+				"| runs per second, % of the limit | 62 | 25 | 2.50 | ≥ 60 | yes |",
 				"| writes per run (excluding events) | 0.00 | n/a | n/a | ≤ 2 | yes |",
 				"| events per run | 0.00 | n/a | n/a |  |  |",
 				"| reads (get/list) per run | 0.00 | n/a | n/a |  |  |",
@@ -159,6 +161,8 @@ func TestRenderMarkdownScenarioTables(t *testing.T) {
 				"| duplicated | 0 | n/a | n/a | 0 | yes |",
 				"| writes per run (excluding events) | n/a | n/a | n/a | ≤ 2 | no |",
 				"| requests per second while idle | n/a | n/a | n/a | 0 | no |",
+				"| skew p50 (ms) | n/a | n/a | n/a | ≤ 1 × peer | no |",
+				"| skew max (ms) | n/a | n/a | n/a | ≤ 1 × peer | no |",
 				"| CPU seconds | 0.00 | n/a | n/a |  |  |",
 				"| Go heap in use (MiB) | n/a | n/a | n/a | ≤ 150 | no |",
 			},

@@ -56,6 +56,10 @@ type Scenario struct {
 	Name        string   `json:"name"`        // single, burst, population, restart
 	Description string   `json:"description"` // e.g. "1000 CronJobs all due on the same minute, for 5 minutes"
 	Results     []Result `json:"results"`
+	// LimitRunsPerSecond is, for the burst scenario, per repetition, the rate at which the bench alone
+	// created as many Jobs as the burst has CronJobs, with as many requests in flight as ours has workers
+	// and no controller running: what the control plane can do (bench/limit.go).
+	LimitRunsPerSecond []float64 `json:"limitRunsPerSecond,omitempty"`
 }
 
 // Result is what one controller did in one repetition of a scenario. Durations are in the JSON as

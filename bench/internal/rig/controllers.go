@@ -27,6 +27,9 @@ type Rig struct {
 	settings   results.Settings
 	// ExtraArgs are appended to the controller's command line.
 	ExtraArgs []string
+	// Profile serves ours' pprof endpoints on a free loopback port (Process.PprofURL). The peer, run
+	// without secure serving, serves none.
+	Profile bool
 }
 
 // Rigs returns the rigs of both controllers.
@@ -61,7 +64,15 @@ func (r *Rig) Start(ctx context.Context) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := startProcess("manager", r.logPath, append([]string{r.binary,
+	var extra []string
+	pprof := 0
+	if r.Profile {
+		if pprof, err = freePort(); err != nil {
+			return nil, err
+		}
+		extra = append(extra, fmt.Sprintf("--pprof-bind-address=127.0.0.1:%d", pprof))
+	}
+	p, err := startProcess("manager", r.logPath, append(append([]string{r.binary,
 		"--kubeconfig=" + r.kubeconfig,
 		"--leader-elect=false",
 		fmt.Sprintf("--metrics-bind-address=127.0.0.1:%d", metrics),
@@ -70,11 +81,14 @@ func (r *Rig) Start(ctx context.Context) (*Process, error) {
 		"--kube-api-qps=" + qps,
 		"--kube-api-burst=" + burst,
 		"--max-concurrent-reconciles=" + strconv.Itoa(r.settings.OursMaxConcurrentReconciles),
-	}, r.ExtraArgs...))
+	}, extra...), r.ExtraArgs...))
 	if err != nil {
 		return nil, err
 	}
 	p.MetricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics)
+	if pprof != 0 {
+		p.PprofURL = fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", pprof)
+	}
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := waitHTTP(wctx, fmt.Sprintf("http://127.0.0.1:%d/readyz", probes), p); err != nil {

@@ -29,6 +29,9 @@ type Process struct {
 	err  error
 	// MetricsURL is ours' Prometheus endpoint (http://127.0.0.1:<port>/metrics); empty for the peer.
 	MetricsURL string
+	// PprofURL is ours' pprof endpoint (http://127.0.0.1:<port>/debug/pprof) when the rig was asked to
+	// profile (Rig.Profile); empty otherwise and for the peer.
+	PprofURL string
 	// lastCPU and lastRSS hold the figures /proc gave last, so a process that has exited still reports
 	// what it used up to its last sample.
 	lastCPU float64
