@@ -87,7 +87,7 @@ func main() {
 	flag.StringVar(&kcm, "kube-controller-manager", "", "The peer's binary (default: <assets>/kube-controller-manager).")
 	flag.StringVar(&crds, "crds", "config/crd/bases", "Directory of the CronJob CRD.")
 	flag.StringVar(&b.oursArgs, "ours-args", "", "Extra flags of ours' manager, space-separated (e.g. --pprof-bind-address=127.0.0.1:6060 --zap-log-level=debug).")
-	flag.IntVar(&profileSeconds, "profile", 0, "Seconds of CPU profile to capture at the start of each measured window, of kube-apiserver and of ours (0: none); written beside the report as <scenario>-<controller>-<repetition>-{kube-apiserver,controller}.pprof.")
+	flag.IntVar(&profileSeconds, "profile", 0, "Seconds of CPU profile to capture at the start of each measured window, of kube-apiserver and of ours (0: none); written to the results directory's work/ (not committed) as <scenario>-<controller>-<repetition>-{kube-apiserver,controller}.pprof.")
 	flag.StringVar(&controllers, "controllers", "ours,peer", "Controllers to run: ours,peer, or one of them for tuning (the report then has one column empty).")
 	flag.Parse()
 	defaults, ok := modeDefaults[mode]
@@ -167,7 +167,7 @@ func runBench(ctx context.Context, b *bench, sz sizes, mode string, settings res
 	b.rigs[results.Ours].ExtraArgs = strings.Fields(b.oursArgs)
 	if b.profileSeconds > 0 {
 		b.rigs[results.Ours].Profile = true
-		if b.prof, err = newProfiler(b.profileSeconds, dir, cp.Harness, b.logf); err != nil {
+		if b.prof, err = newProfiler(b.profileSeconds, work, cp.Harness, b.logf); err != nil {
 			return err
 		}
 	}

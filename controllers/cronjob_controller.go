@@ -133,24 +133,34 @@ func (r *CronJobReconciler) reconcile(ctx context.Context, req ctrl.Request) Out
 
 	original := cj.DeepCopy()
 	// A run created by the previous reconcile whose record was deferred: this reconcile writes it.
-	recording := r.applyDeferred(&cj)
+	recording, announce := r.applyDeferred(&cj)
 	s := &syncer{r: r, cj: &cj, jobs: jobs, now: now}
 	result, syncErr := s.sync(ctx)
 	out := s.out
 	out.RequeueAfter = result.RequeueAfter
+	deferring := !recording && syncErr == nil && s.created != nil && r.busy() &&
+		!equality.Semantic.DeepEqual(original.Status, cj.Status)
+	if !deferring && r.expected.settle(req.NamespacedName, false) {
+		r.Queue.Add(req) // the create event this reconcile swallowed, given back
+	}
+	announce = append(announce, s.createdJobs...)
+	if !deferring {
+		// With the status write, or before it: an Event is best effort, and one that waited for a deferred
+		// record must not wait for a write that fails.
+		r.announceCreated(&cj, announce)
+	}
 	if equality.Semantic.DeepEqual(original.Status, cj.Status) {
 		if recording {
 			r.deferred.forget(req.NamespacedName) // the server has it
 		}
 	} else {
-		if !recording && syncErr == nil && s.created != nil && r.Queue != nil && r.Queue.Len() > 0 {
+		if deferring {
 			// Jobs first (deferred.go): the record waits behind the reconciles in the queue.
 			r.deferred.put(req.NamespacedName, deferredRecord{
 				uid: cj.UID, resourceVersion: original.ResourceVersion, status: cj.Status.DeepCopy(),
-				job: s.created, scheduled: metav1.NewTime(out.Scheduled),
+				job: s.created, scheduled: metav1.NewTime(out.Scheduled), createdJobs: announce,
 			})
-			// The Job's create event would lift the CronJob ahead of the others due (priority queue).
-			r.expected.expect(req.NamespacedName, s.created.Name)
+			r.expected.settle(req.NamespacedName, true)
 			r.Queue.AddLast(req)
 			out.Status, out.RequeueAfter = StatusDeferred, 0
 			return out

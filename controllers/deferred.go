@@ -29,10 +29,15 @@ import (
 type RecordQueue interface {
 	// Len is the number of requests ready to be reconciled (not those waiting for a RequeueAfter).
 	Len() int
+	// Add adds req as an event of its CronJob would.
+	Add(req reconcile.Request)
 	// AddLast adds req behind every request waiting now: at the lowest priority of a priority queue,
 	// at the back of a FIFO one.
 	AddLast(req reconcile.Request)
 }
+
+// busy reports whether other reconciles wait in the queue.
+func (r *CronJobReconciler) busy() bool { return r.Queue != nil && r.Queue.Len() > 0 }
 
 // deferredRecord is the status a reconcile computed and did not write (see "Jobs first").
 type deferredRecord struct {
@@ -45,6 +50,8 @@ type deferredRecord struct {
 	status          *cronjobv1.CronJobStatus
 	job             *batchv1.Job
 	scheduled       metav1.Time
+	// createdJobs are the Jobs whose SuccessfulCreate events wait for the record.
+	createdJobs []string
 }
 
 // deferredRecords holds the deferred records by CronJob; at most one each. Safe for concurrent use.
@@ -75,22 +82,24 @@ func (d *deferredRecords) forget(key types.NamespacedName) {
 	delete(d.m, key)
 }
 
-// applyDeferred puts the deferred record of cj, if any, into cj.Status and reports whether there was one.
-// A record of another CronJob of the same name (another UID) is dropped.
-func (r *CronJobReconciler) applyDeferred(cj *cronjobv1.CronJob) bool {
+// applyDeferred puts the deferred record of cj, if any, into cj.Status and reports whether there was one,
+// and which Jobs' SuccessfulCreate events it holds. A record of another CronJob of the same name (another
+// UID) is dropped.
+func (r *CronJobReconciler) applyDeferred(cj *cronjobv1.CronJob) (ok bool, createdJobs []string) {
 	key := client.ObjectKeyFromObject(cj)
 	rec, ok := r.deferred.get(key)
 	if !ok {
-		return false
+		return false, nil
 	}
 	r.expected.forget(key) // the reconcile it was to spare is this one
 	if rec.uid != cj.UID {
 		r.deferred.forget(key)
-		return false
+		return false, nil
 	}
+	createdJobs = rec.createdJobs
 	if rec.resourceVersion == cj.ResourceVersion {
 		cj.Status = *rec.status.DeepCopy()
-		return true
+		return true, createdJobs
 	}
 	// The CronJob changed since (a spec edit): what was computed from the old one may no longer hold, the
 	// run does. This reconcile recomputes the rest.
@@ -98,28 +107,55 @@ func (r *CronJobReconciler) applyDeferred(cj *cronjobv1.CronJob) bool {
 		addActive(&cj.Status, rec.job)
 	}
 	cj.Status.LastScheduleTime = laterTime(cj.Status.LastScheduleTime, &rec.scheduled)
-	return true
+	return true, createdJobs
 }
 
-// expectedCreates remembers, per CronJob whose record is deferred, the name of the Job it created, so that
-// the watch event of that create does not trigger a reconcile: the CronJob is queued for its record
-// already, and under a priority queue the event would lift it ahead of the CronJobs still due. The
-// expectation lasts until the record's reconcile starts. (A reconcile that wrote at once lets the event
-// through, as before: it costs one reconcile that finds nothing to do.) Safe for concurrent use; one entry
-// per CronJob at most.
+// expectedCreates keeps the watch event of a Job's create from lifting its CronJob ahead of the CronJobs
+// still due (under a priority queue, an event's request has the default priority, above a deferred
+// record's). The event often arrives before the create's response, so the expectation is set before the
+// create (expect) and settled once the reconcile knows whether it defers the record (settle): if it does,
+// the event needs no reconcile, since the CronJob is queued for its record; the expectation then lasts
+// until the record's reconcile starts (forget). If it does not, an event already swallowed is given back
+// (settle says so, and the reconcile queues the CronJob as the event would have), so a reconcile that
+// writes at once leaves the events as they were. Safe for concurrent use; one entry per CronJob at most.
 type expectedCreates struct {
 	mu sync.Mutex
-	m  map[types.NamespacedName]string
+	m  map[types.NamespacedName]*expectedCreate
 }
 
-// expect records that the CronJob key created the Job named job and deferred its record.
+type expectedCreate struct {
+	job       string
+	swallowed bool // its create event came, and was dropped
+}
+
+// expect records that the CronJob key is creating the Job named job.
 func (e *expectedCreates) expect(key types.NamespacedName, job string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.m == nil {
-		e.m = map[types.NamespacedName]string{}
+		e.m = map[types.NamespacedName]*expectedCreate{}
 	}
-	e.m[key] = job
+	e.m[key] = &expectedCreate{job: job}
+}
+
+// settle ends the create of the CronJob key: when deferred, an event still to come is dropped until the
+// record's reconcile starts; otherwise the expectation ends, and settle reports whether an event was
+// dropped meanwhile, which the caller must make up for.
+func (e *expectedCreates) settle(key types.NamespacedName, deferred bool) (swallowed bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	x, ok := e.m[key]
+	if !ok {
+		return false
+	}
+	if deferred {
+		if x.swallowed {
+			delete(e.m, key)
+		}
+		return false
+	}
+	delete(e.m, key)
+	return x.swallowed
 }
 
 // forget drops the expectation of the CronJob key (its record's reconcile has started, or it is gone).
@@ -129,8 +165,8 @@ func (e *expectedCreates) forget(key types.NamespacedName) {
 	delete(e.m, key)
 }
 
-// observed reports whether job is the Job a CronJob of ours expected to create, and forgets the
-// expectation if so: the first create event of that Job is the expected one.
+// observed reports whether job is the Job a CronJob of ours is creating, or created and deferred the
+// record of, and whose create event is therefore dropped; only the first create event of that Job is.
 func (e *expectedCreates) observed(job client.Object) bool {
 	owner := metav1.GetControllerOf(job)
 	if owner == nil || owner.APIVersion != cronjobv1.GroupVersion.String() || owner.Kind != "CronJob" {
@@ -139,8 +175,8 @@ func (e *expectedCreates) observed(job client.Object) bool {
 	key := types.NamespacedName{Namespace: job.GetNamespace(), Name: owner.Name}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if name, ok := e.m[key]; ok && name == job.GetName() {
-		delete(e.m, key)
+	if x, ok := e.m[key]; ok && x.job == job.GetName() && !x.swallowed {
+		x.swallowed = true
 		return true
 	}
 	return false

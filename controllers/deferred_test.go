@@ -19,11 +19,13 @@ import (
 // fakeRecordQueue is a RecordQueue with `waiting` requests ready; it records what is added.
 type fakeRecordQueue struct {
 	waiting int
-	added   []reconcile.Request
+	added   []reconcile.Request // by AddLast
+	given   []reconcile.Request // by Add
 }
 
 func (q *fakeRecordQueue) Len() int                      { return q.waiting }
 func (q *fakeRecordQueue) AddLast(req reconcile.Request) { q.added = append(q.added, req) }
+func (q *fakeRecordQueue) Add(req reconcile.Request)     { q.given = append(q.given, req) }
 
 // busyFixture is the fixture of hourly() at 10:00:02, its 10:00 run due, with `waiting` other reconciles
 // in the queue.
@@ -62,8 +64,8 @@ func TestJobsFirstDefersTheRecordWhileOthersWaitAndWritesItNext(t *testing.T) {
 	if got := recordOf(f.cronJob(t)); got.LastSchedule != nil || got.Active != nil {
 		t.Errorf("stored status after the first reconcile = %+v, want nothing recorded yet", got)
 	}
-	if diff := cmp.Diff([]string{"Normal SuccessfulCreate"}, f.eventReasons()); diff != "" {
-		t.Errorf("events of the first reconcile (-want,+got):\n%s", diff)
+	if got := f.eventReasons(); len(got) != 0 {
+		t.Errorf("events of the first reconcile = %v, want none: SuccessfulCreate waits for the record, to go out after the Jobs", got)
 	}
 
 	// The next reconcile writes the record, though the queue is still busy: one unrecorded run at most.
@@ -84,6 +86,9 @@ func TestJobsFirstDefersTheRecordWhileOthersWaitAndWritesItNext(t *testing.T) {
 	if len(q.added) != 1 {
 		t.Errorf("requests put back = %d, want 1: the second reconcile writes", len(q.added))
 	}
+	if diff := cmp.Diff([]string{"Normal SuccessfulCreate"}, f.eventReasons()); diff != "" {
+		t.Errorf("events of the second reconcile (-want,+got):\n%s", diff)
+	}
 	if third := f.outcome(); third.Status != StatusUnchanged || third.Run != RunNone {
 		t.Errorf("third reconcile = %+v, want nothing to do", third)
 	}
@@ -97,6 +102,9 @@ func TestJobsFirstWritesAtOnceWhenNothingWaits(t *testing.T) {
 	}
 	if len(q.added) != 0 {
 		t.Errorf("requests put back = %v, want none", q.added)
+	}
+	if diff := cmp.Diff([]string{"Normal SuccessfulCreate"}, f.eventReasons()); diff != "" {
+		t.Errorf("events (-want,+got):\n%s", diff)
 	}
 	want := recorded{LastSchedule: timePtr(topOfTheHour), Active: []string{name(topOfTheHour)}}
 	if diff := cmp.Diff(want, recordOf(f.cronJob(t))); diff != "" {
@@ -165,41 +173,71 @@ func TestJobsFirstRecordSurvivesWhatHappensBeforeIt(t *testing.T) {
 	}
 }
 
-func TestExpectedCreateEventOnlyOfADeferredRecord(t *testing.T) {
-	jobOf := func(t *testing.T, f *fixture) *batchv1.Job {
-		t.Helper()
-		var job batchv1.Job
-		if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: testNamespace, Name: name(topOfTheHour)}, &job); err != nil {
-			t.Fatal(err)
-		}
-		return &job
+func TestCreateEventOfTheRunsJob(t *testing.T) {
+	key := reconcile.Request{NamespacedName: hourlyKey}
+	cases := []struct {
+		name string
+		// waiting is the queue's length; early delivers the create event before the create returns, as
+		// the watch often does.
+		waiting int
+		early   bool
+		// wantEarly is what the early event's predicate said (true: dropped); wantLater what a create
+		// event after the reconcile is told, the first time.
+		wantEarly, wantLater bool
+		wantGiven            []reconcile.Request
+	}{
+		{name: "written at once, event after: it reconciles as any Job event", waiting: 0, wantLater: false},
+		{name: "written at once, event before: dropped, then given back as a request", waiting: 0, early: true,
+			wantEarly: true, wantGiven: []reconcile.Request{key}},
+		{name: "deferred, event after: dropped", waiting: 3, wantLater: true},
+		{name: "deferred, event before: dropped, not given back", waiting: 3, early: true, wantEarly: true, wantLater: false},
 	}
-	t.Run("written at once: the create event reconciles, as any Job event", func(t *testing.T) {
-		f, _ := busyFixture(t, 0)
-		f.outcome()
-		if f.r.expected.observed(jobOf(t, f)) {
-			t.Errorf("the create event of a Job whose run was recorded at once was dropped")
-		}
-	})
-	t.Run("deferred: the first create event of that Job is dropped, no other", func(t *testing.T) {
-		f, _ := busyFixture(t, 3)
-		f.outcome()
-		if f.r.expected.observed(runningJob(priorHour)) {
-			t.Errorf("a Job the reconciler did not create was taken for its own")
-		}
-		job := jobOf(t, f)
-		if !f.r.expected.observed(job) {
-			t.Errorf("the create event of the Job whose record is deferred was not recognised: it would lift the CronJob ahead of those due")
-		}
-		if f.r.expected.observed(job) {
-			t.Errorf("a second create event of the same Job was taken for the expected one")
-		}
-	})
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var gotEarly bool
+			var f *fixture
+			f = newFixture(t, topOfTheHour.Add(2*time.Second), interceptor.Funcs{
+				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+					err := c.Create(ctx, obj, opts...)
+					if _, isJob := obj.(*batchv1.Job); isJob && err == nil && tc.early {
+						gotEarly = f.r.expected.observed(obj)
+					}
+					return err
+				},
+			}, hourly().Obj())
+			q := &fakeRecordQueue{waiting: tc.waiting}
+			f.r.Queue = q
+			f.outcome()
+			if gotEarly != tc.wantEarly {
+				t.Errorf("early create event dropped = %v, want %v", gotEarly, tc.wantEarly)
+			}
+			var job batchv1.Job
+			if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: testNamespace, Name: name(topOfTheHour)}, &job); err != nil {
+				t.Fatal(err)
+			}
+			if f.r.expected.observed(runningJob(priorHour)) {
+				t.Errorf("a Job the reconciler did not create was taken for its own")
+			}
+			if got := f.r.expected.observed(&job); got != tc.wantLater {
+				t.Errorf("later create event dropped = %v, want %v", got, tc.wantLater)
+			}
+			if f.r.expected.observed(&job) {
+				t.Errorf("a second create event of the same Job was dropped")
+			}
+			if diff := cmp.Diff(tc.wantGiven, q.given); diff != "" {
+				t.Errorf("requests given back for a dropped event (-want,+got):\n%s", diff)
+			}
+		})
+	}
 	t.Run("deferred, then recorded: the expectation ends with the record's reconcile", func(t *testing.T) {
 		f, _ := busyFixture(t, 3)
 		f.outcome()
 		f.outcome()
-		if f.r.expected.observed(jobOf(t, f)) {
+		var job batchv1.Job
+		if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: testNamespace, Name: name(topOfTheHour)}, &job); err != nil {
+			t.Fatal(err)
+		}
+		if f.r.expected.observed(&job) {
 			t.Errorf("the expectation outlived the reconcile that wrote the record")
 		}
 	})

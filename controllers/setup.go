@@ -178,6 +178,13 @@ func (c *controllerQueue) Len() int {
 	return 0
 }
 
+// Add implements RecordQueue.
+func (c *controllerQueue) Add(req reconcile.Request) {
+	if q := c.q.Load(); q != nil {
+		(*q).Add(req)
+	}
+}
+
 // AddLast implements RecordQueue.
 func (c *controllerQueue) AddLast(req reconcile.Request) {
 	q := c.q.Load()

@@ -32,6 +32,20 @@ type syncer struct {
 	out  Outcome // what this reconcile did so far
 	// created is the Job this reconcile created for the run that was due, if it did.
 	created *batchv1.Job
+	// createdJobs are the names of the Jobs this reconcile created while other reconciles waited, whose
+	// SuccessfulCreate events are emitted when their runs are recorded (announceCreated).
+	createdJobs []string
+}
+
+// announceCreated emits a SuccessfulCreate event about cj for each of jobs. Under Jobs first (deferred.go)
+// that is when the run is recorded, so a burst's Events go to the API server after its Jobs.
+func (r *CronJobReconciler) announceCreated(cj *cronjobv1.CronJob, jobs []string) {
+	if r.Recorder == nil {
+		return
+	}
+	for _, name := range jobs {
+		r.Recorder.Eventf(cj, nil, corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", name)
+	}
 }
 
 // sync tracks the Jobs, prunes the history, and starts the run that is due, if any. It returns the requeue
@@ -272,6 +286,10 @@ func maxActive(cj *cronjobv1.CronJob) int32 {
 func (s *syncer) createRun(ctx context.Context, scheduled time.Time, loc *time.Location) (failure string, err error) {
 	log := ctrl.LoggerFrom(ctx)
 	job := newJob(s.cj, scheduled, loc)
+	if s.r.Queue != nil {
+		// Its create event may come before the response; the reconcile settles it (expectedCreates).
+		s.r.expected.expect(client.ObjectKeyFromObject(s.cj), job.Name)
+	}
 	err = s.r.Client.Create(ctx, job)
 	switch {
 	case apierrors.IsAlreadyExists(err):
@@ -306,7 +324,12 @@ func (s *syncer) createRun(ctx context.Context, scheduled time.Time, loc *time.L
 	default:
 		log.Info("Created Job", "job", klog.KObj(job), "scheduledTime", scheduled.In(loc).Format(time.RFC3339))
 		s.out.Run, s.created = RunCreated, job
-		s.event(corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
+		if s.r.busy() {
+			// The record is likely to be deferred (deferred.go): so is the Event, to go out after the Jobs.
+			s.createdJobs = append(s.createdJobs, job.Name)
+		} else {
+			s.r.announceCreated(s.cj, []string{job.Name})
+		}
 		faultPoint(FaultAfterJobCreate)
 	}
 	s.r.blocked.forget(client.ObjectKeyFromObject(s.cj))

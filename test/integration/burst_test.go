@@ -72,6 +72,11 @@ var _ = Describe("Jobs first", func() {
 			}).Should(Succeed(), "every run is recorded")
 			Consistently(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }, "2s").Should(ConsistOf(want),
 				"no run is started twice")
+			Eventually(func(g Gomega) {
+				for _, cj := range cronJobs {
+					g.Expect(eventOccurrences(ctx, g, cj)).To(HaveKeyWithValue("Normal/SuccessfulCreate", 1), "%s", cj.Name)
+				}
+			}).Should(Succeed(), "each run's SuccessfulCreate, held back with its record, is emitted once")
 
 			By("reading the order of the reconciles")
 			var created, deferred, createdBeforeFirstRecord int
