@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -117,3 +118,51 @@ func managerRestarts(ctx SpecContext) int32 {
 	}
 	return n
 }
+
+var _ = Describe("Jobs first", Label("features"), func() {
+	It("should start the runs of many CronJobs due on the same minute once each, and record every run and its Event", func(ctx SpecContext) {
+		const n = 30
+		ns := newNamespace(ctx)
+		oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
+		// One scheduled time for all of them, 30 to 90 s away: with 30 reconciles due at once, most runs'
+		// records and Events wait behind the Jobs (README "Jobs first").
+		due := time.Now().UTC().Add(30 * time.Second).Truncate(time.Minute).Add(time.Minute)
+		var cronJobs []*cronjobv1.CronJob
+		for i := range n {
+			cj := minutely(fmt.Sprintf("burst-%02d", i), ns, 0, 0).
+				Schedule(fmt.Sprintf("%d %d %d %d *", due.Minute(), due.Hour(), due.Day(), int(due.Month()))).
+				TimeZone("Etc/UTC").Obj()
+			Expect(k8sClient.Create(ctx, cj)).To(Succeed())
+			cronJobs = append(cronJobs, cj)
+		}
+
+		By("waiting for the Job of every CronJob, each scheduled at " + due.Format(time.TimeOnly))
+		Eventually(func(g Gomega) {
+			for _, cj := range cronJobs {
+				g.Expect(oracle.ScheduledTimes(cj.UID)).To(HaveLen(1), "%s", cj.Name)
+			}
+		}).WithTimeout(time.Until(due) + runWait).WithPolling(time.Second).Should(Succeed())
+		Consistently(func(g Gomega) {
+			for _, cj := range cronJobs {
+				g.Expect(oracle.ScheduledTimes(cj.UID)).To(ConsistOf(BeTemporally("==", due)), "%s", cj.Name)
+			}
+		}).WithTimeout(10*time.Second).WithPolling(time.Second).Should(Succeed(), "each run starts once")
+
+		By("checking that every run is recorded, with one SuccessfulCreate each")
+		for _, cj := range cronJobs {
+			Eventually(func(g Gomega) {
+				st := framework.GetCronJob(ctx, g, k8sClient, cj).Status
+				g.Expect(st.LastScheduleTime).NotTo(BeNil())
+				g.Expect(st.LastScheduleTime.Time).To(BeTemporally("==", due))
+				created := 0
+				for _, r := range framework.EventReasonsRegarding(ctx, g, k8sClient, cj) {
+					if r == "Normal/SuccessfulCreate" {
+						created++
+					}
+				}
+				g.Expect(created).To(Equal(1), "SuccessfulCreate events of %s", cj.Name)
+			}).WithTimeout(settleWait).Should(Succeed(), "%s", cj.Name)
+		}
+		checkStatusMatchesJobs(ctx, cronJobs...)
+	})
+})
