@@ -54,33 +54,21 @@ type deferredRecord struct {
 	createdJobs []string
 }
 
-// deferredRecords holds the deferred records by CronJob; at most one each. Safe for concurrent use.
-type deferredRecords struct {
-	mu sync.Mutex
-	m  map[types.NamespacedName]deferredRecord
-}
+// deferredRecords holds the deferred records by CronJob (types.NamespacedName); at most one each. Safe for
+// concurrent use.
+type deferredRecords struct{ m sync.Map }
 
-func (d *deferredRecords) put(key types.NamespacedName, rec deferredRecord) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.m == nil {
-		d.m = map[types.NamespacedName]deferredRecord{}
-	}
-	d.m[key] = rec
-}
+func (d *deferredRecords) put(key types.NamespacedName, rec deferredRecord) { d.m.Store(key, rec) }
 
 func (d *deferredRecords) get(key types.NamespacedName) (deferredRecord, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	rec, ok := d.m[key]
-	return rec, ok
+	v, ok := d.m.Load(key)
+	if !ok {
+		return deferredRecord{}, false
+	}
+	return v.(deferredRecord), true
 }
 
-func (d *deferredRecords) forget(key types.NamespacedName) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.m, key)
-}
+func (d *deferredRecords) forget(key types.NamespacedName) { d.m.Delete(key) }
 
 // applyDeferred puts the deferred record of cj, if any, into cj.Status and reports whether there was one,
 // and which Jobs' SuccessfulCreate events it holds. A record of another CronJob of the same name (another
