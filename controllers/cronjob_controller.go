@@ -138,8 +138,8 @@ func (r *CronJobReconciler) reconcile(ctx context.Context, req ctrl.Request) Out
 	result, syncErr := s.sync(ctx)
 	out := s.out
 	out.RequeueAfter = result.RequeueAfter
-	deferring := !recording && syncErr == nil && s.created != nil && r.busy() &&
-		!equality.Semantic.DeepEqual(original.Status, cj.Status)
+	changed := !equality.Semantic.DeepEqual(original.Status, cj.Status)
+	deferring := changed && !recording && syncErr == nil && s.created != nil && r.busy()
 	if !deferring && r.expected.settle(req.NamespacedName, false) {
 		r.Queue.Add(req) // the create event this reconcile swallowed, given back
 	}
@@ -149,7 +149,7 @@ func (r *CronJobReconciler) reconcile(ctx context.Context, req ctrl.Request) Out
 		// record must not wait for a write that fails.
 		r.announceCreated(&cj, announce)
 	}
-	if equality.Semantic.DeepEqual(original.Status, cj.Status) {
+	if !changed {
 		if recording {
 			r.deferred.forget(req.NamespacedName) // the server has it
 		}
