@@ -61,8 +61,8 @@ func tlsOptions(enableHTTP2 bool) []func(*tls.Config) {
 }
 
 // metrics returns the metrics server's options. When secure, metrics are served over HTTPS, only to
-// clients that the API server authenticates (TokenReview) and authorizes (SubjectAccessReview on
-// nonResourceURL /metrics): the kubebuilder v4 default.
+// clients that the API server authenticates (TokenReview) and authorizes (SubjectAccessReview on the
+// nonResourceURL asked for, /metrics or /metrics/state): the kubebuilder v4 default.
 func (o serverOptions) metrics() metricsserver.Options {
 	opts := metricsserver.Options{
 		BindAddress:   o.metricsAddr,

@@ -3,23 +3,18 @@ package controllers
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
-	"github.com/onsi/gomega"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	dto "github.com/prometheus/client_model/go"
 	batchv1 "k8s.io/api/batch/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
@@ -198,7 +193,7 @@ func TestMetricsCountEachRunOnce(t *testing.T) {
 
 func TestMetricNamesAreTheRegisteredOnes(t *testing.T) {
 	var got []string
-	for _, c := range append(NewMetrics().Collectors(), newStateCollector(nil, logr.Discard())) {
+	for _, c := range NewMetrics().Collectors() {
 		ch := make(chan *prometheus.Desc, 20)
 		c.Describe(ch)
 		close(ch)
@@ -209,149 +204,10 @@ func TestMetricNamesAreTheRegisteredOnes(t *testing.T) {
 			got = append(got, name)
 		}
 	}
+	for _, f := range stateFamilies {
+		got = append(got, f.name)
+	}
 	if diff := cmp.Diff(MetricNames(), got); diff != "" {
 		t.Errorf("MetricNames (-listed +described):\n%s", diff)
-	}
-}
-
-// TestStateMetrics checks the per-CronJob series of a scrape over the cache (here a fake client): the times
-// of the status, the next scheduled time (in the past when a run is overdue, absent while suspended), the
-// active Jobs, suspend, and the Ready condition as three series.
-func TestStateMetrics(t *testing.T) {
-	priorHour := topOfTheHour.Add(-time.Hour)
-	ready := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: cronjobv1.ReasonScheduled, LastTransitionTime: metav1.NewTime(priorHour)}
-	f := newFixture(t, topOfTheHour, interceptor.Funcs{},
-		cronJobOf(hourly().TimeZone("Europe/Berlin").LastScheduleTime(priorHour).LastSuccessfulTime(priorHour.Add(time.Minute)).
-			LastFailureTime(priorHour.Add(-59*time.Minute)).Active(runningJob(priorHour)).Condition(ready)),
-		cronJobOf(builders.MakeCronJob("paused", testNamespace).Schedule("*/5 * * * *").Forbid().Suspend().
-			UID("paused-uid").CreationTimestamp(created).Generation(1)),
-	)
-	c := newStateCollector(f.client, logr.Discard())
-	unix := func(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
-	want := `
-# HELP cronjob_operator_cronjob_status_active Number of active Jobs (status.active).
-# TYPE cronjob_operator_cronjob_status_active gauge
-cronjob_operator_cronjob_status_active{cronjob="hourly",namespace="ns"} 1
-cronjob_operator_cronjob_status_active{cronjob="paused",namespace="ns"} 0
-# HELP cronjob_operator_cronjob_status_queued Number of runs waiting under concurrencyPolicy Enqueue (status.queued).
-# TYPE cronjob_operator_cronjob_status_queued gauge
-cronjob_operator_cronjob_status_queued{cronjob="hourly",namespace="ns"} 0
-cronjob_operator_cronjob_status_queued{cronjob="paused",namespace="ns"} 0
-# HELP cronjob_operator_cronjob_spec_suspend 1 when spec.suspend is true, else 0.
-# TYPE cronjob_operator_cronjob_spec_suspend gauge
-cronjob_operator_cronjob_spec_suspend{cronjob="hourly",namespace="ns"} 0
-cronjob_operator_cronjob_spec_suspend{cronjob="paused",namespace="ns"} 1
-# HELP cronjob_operator_cronjob_status_condition The CronJob's conditions: 1 on the series of the current status (true, false or unknown), 0 on the others.
-# TYPE cronjob_operator_cronjob_status_condition gauge
-cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="hourly",namespace="ns",reason="Scheduled",status="false"} 0
-cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="hourly",namespace="ns",reason="Scheduled",status="true"} 1
-cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="hourly",namespace="ns",reason="Scheduled",status="unknown"} 0
-cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="paused",namespace="ns",reason="",status="false"} 0
-cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="paused",namespace="ns",reason="",status="true"} 0
-cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="paused",namespace="ns",reason="",status="unknown"} 1
-# HELP cronjob_operator_cronjob_info Information about the CronJob; the value is 1.
-# TYPE cronjob_operator_cronjob_info gauge
-cronjob_operator_cronjob_info{concurrency_policy="Allow",cronjob="hourly",namespace="ns",schedule="0 * * * *",time_zone="Europe/Berlin"} 1
-cronjob_operator_cronjob_info{concurrency_policy="Forbid",cronjob="paused",namespace="ns",schedule="*/5 * * * *",time_zone=""} 1
-# HELP cronjob_operator_cronjob_next_schedule_time The first scheduled time after the last run (or the creation or last schedule edit), in unix seconds: in the past when a run is due or was missed, as kube_cronjob_next_schedule_time. Absent while suspended or when the schedule is invalid or never fires.
-# TYPE cronjob_operator_cronjob_next_schedule_time gauge
-cronjob_operator_cronjob_next_schedule_time{cronjob="hourly",namespace="ns"} ` + unix(topOfTheHour) + `
-# HELP cronjob_operator_cronjob_status_last_schedule_time status.lastScheduleTime: the scheduled time of the last run started, in unix seconds.
-# TYPE cronjob_operator_cronjob_status_last_schedule_time gauge
-cronjob_operator_cronjob_status_last_schedule_time{cronjob="hourly",namespace="ns"} ` + unix(priorHour) + `
-# HELP cronjob_operator_cronjob_status_last_successful_time status.lastSuccessfulTime: when the last successful Job completed, in unix seconds.
-# TYPE cronjob_operator_cronjob_status_last_successful_time gauge
-cronjob_operator_cronjob_status_last_successful_time{cronjob="hourly",namespace="ns"} ` + unix(priorHour.Add(time.Minute)) + `
-# HELP cronjob_operator_cronjob_status_last_failure_time status.lastFailureTime: when the last Job failed, in unix seconds.
-# TYPE cronjob_operator_cronjob_status_last_failure_time gauge
-cronjob_operator_cronjob_status_last_failure_time{cronjob="hourly",namespace="ns"} ` + unix(priorHour.Add(-59*time.Minute)) + `
-# HELP cronjob_operator_cronjob_created Creation time of the CronJob, in unix seconds.
-# TYPE cronjob_operator_cronjob_created gauge
-cronjob_operator_cronjob_created{cronjob="hourly",namespace="ns"} ` + unix(created) + `
-cronjob_operator_cronjob_created{cronjob="paused",namespace="ns"} ` + unix(created) + `
-`
-	if err := testutil.CollectAndCompare(c, strings.NewReader(want)); err != nil {
-		t.Error(err)
-	}
-	// At most 12 series per CronJob (README "Monitoring" sizes a scrape from it).
-	if n := testutil.CollectAndCount(c); n != 12+8 {
-		t.Errorf("series: got %d, want 20 (12 for hourly, 8 for paused: suspended, no status times)", n)
-	}
-}
-
-// TestStateMetricsQueued: the queue length of a CronJob with runs waiting under Enqueue.
-func TestStateMetricsQueued(t *testing.T) {
-	f := newFixture(t, topOfTheHour, interceptor.Funcs{},
-		cronJobOf(hourly().Enqueue().LastScheduleTime(topOfTheHour.Add(-3*time.Hour)).Queued(topOfTheHour.Add(-2*time.Hour), topOfTheHour.Add(-time.Hour))))
-	want := `
-# HELP cronjob_operator_cronjob_status_queued Number of runs waiting under concurrencyPolicy Enqueue (status.queued).
-# TYPE cronjob_operator_cronjob_status_queued gauge
-cronjob_operator_cronjob_status_queued{cronjob="hourly",namespace="ns"} 2
-`
-	if err := testutil.CollectAndCompare(newStateCollector(f.client, logr.Discard()), strings.NewReader(want), MetricQueued); err != nil {
-		t.Error(err)
-	}
-}
-
-// TestStateExporterExportsWhileLeading: the state series are there while the exporter runs (it runs on
-// the leader only, NeedLeaderElection), and gone when it stops; a second exporter in the same process
-// exports nothing and does not fail.
-func TestStateExporterExportsWhileLeading(t *testing.T) {
-	g := gomega.NewWithT(t)
-	f := newFixture(t, topOfTheHour, interceptor.Funcs{}, cronJobOf(nil))
-	reg := prometheus.NewRegistry()
-	e := &stateExporter{collector: newStateCollector(f.client, logr.Discard()), registry: reg}
-	g.Expect(e.NeedLeaderElection()).To(gomega.BeTrue())
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.Start(ctx) }()
-	exported := func() int {
-		n, err := testutil.GatherAndCount(reg, MetricCronJobInfo)
-		g.Expect(err).NotTo(gomega.HaveOccurred())
-		return n
-	}
-	g.Eventually(exported).WithTimeout(30 * time.Second).Should(gomega.Equal(1))
-
-	second := &stateExporter{collector: newStateCollector(f.client, logr.Discard()), registry: reg}
-	g.Expect(second.Start(context.Background())).To(gomega.Succeed(), "returns at once, without error")
-	g.Expect(exported()).To(gomega.Equal(1), "each CronJob once")
-
-	cancel()
-	g.Eventually(done).WithTimeout(30 * time.Second).Should(gomega.Receive(gomega.BeNil()))
-	g.Expect(exported()).To(gomega.Equal(0), "a replica that no longer leads exports no state")
-}
-
-// listedCronJobs is a client.Reader whose List returns the same CronJobs without copying them, as the
-// manager's cache does with UnsafeDisableDeepCopy.
-type listedCronJobs struct {
-	client.Reader
-	items []cronjobv1.CronJob
-}
-
-func (l listedCronJobs) List(_ context.Context, list client.ObjectList, _ ...client.ListOption) error {
-	list.(*cronjobv1.CronJobList).Items = l.items
-	return nil
-}
-
-// BenchmarkStateCollect10k is one scrape of the state metrics of 10,000 CronJobs: the collector's own
-// cost, over a cache read that copies nothing.
-func BenchmarkStateCollect10k(b *testing.B) {
-	items := make([]cronjobv1.CronJob, 0, 10000)
-	for i := range 10000 {
-		items = append(items, *cronJobOf(builders.MakeCronJob("cj-"+strconv.Itoa(i), testNamespace).Schedule("*/5 * * * *").
-			CreationTimestamp(created).LastScheduleTime(topOfTheHour).Generation(1)))
-	}
-	c := newStateCollector(listedCronJobs{items: items}, logr.Discard())
-	b.ReportAllocs()
-	for b.Loop() {
-		ch := make(chan prometheus.Metric, 1024)
-		go func() { c.Collect(ch); close(ch) }()
-		n := 0
-		for range ch {
-			n++
-		}
-		if n != 10000*9 {
-			b.Fatalf("series: got %d, want 90,000", n)
-		}
 	}
 }

@@ -18,7 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -75,8 +74,9 @@ func (c *Controller) WebhooksRegistered() <-chan struct{} { return c.registered 
 //     owns a Job that already exists; when was the schedule edited);
 //   - the controller: it watches CronJobs (spec changes only) and the Jobs they control;
 //   - the CronJobRun controller (manual runs, setupCronJobRuns), on the same clock, recorder and metrics;
-//   - the metrics (metrics.go) on controller-runtime's registry: the counters and the skew histogram of
-//     DefaultMetrics, and the per-CronJob state collector, registered while this replica is the leader;
+//   - the metrics (metrics.go): the counters and the skew histogram of DefaultMetrics on controller-runtime's
+//     registry (/metrics), and the per-CronJob state on the metrics server's StateMetricsPath, served while
+//     this replica is the leader (state_metrics.go);
 //   - the admission webhooks, when opts.Webhooks is set.
 //
 // Controller name validation is skipped: a process runs one CronJob controller per manager, and test
@@ -124,10 +124,13 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 	if err := setupCronJobRuns(mgr, opts, recorder); err != nil {
 		return nil, err
 	}
-	// The per-CronJob state metrics, from the cache, while this replica leads.
-	state := &stateExporter{collector: newStateCollector(mgr.GetCache(), mgr.GetLogger().WithName("state-metrics")), registry: metrics.Registry}
+	// The per-CronJob state metrics, from the cache, on their own path, while this replica leads.
+	state := newStateMetrics(cachedCronJobs(mgr.GetCache()), mgr.GetLogger().WithName("state-metrics"))
 	if err := mgr.Add(state); err != nil {
 		return nil, fmt.Errorf("adding the state metrics: %w", err)
+	}
+	if err := mgr.AddMetricsServerExtraHandler(StateMetricsPath, state); err != nil {
+		return nil, fmt.Errorf("serving the state metrics: %w", err)
 	}
 	c := &Controller{mgr: mgr, recorder: recorder, registered: make(chan struct{})}
 	if w := opts.Webhooks; w != nil {

@@ -1,118 +1,358 @@
 package controllers
 
 import (
+	"bufio"
+	"compress/gzip"
 	"context"
-	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
 
+// StateMetricsPath is where the manager's metrics server serves the per-CronJob state metrics, beside
+// /metrics and behind the same authentication and authorization (get on this non-resource URL).
+const StateMetricsPath = "/metrics/state"
+
 // stateListTimeout bounds the cache read of one scrape.
 const stateListTimeout = 10 * time.Second
 
-// stateCollector exports the state of every CronJob, in the style of kube-state-metrics' kube_cronjob_*
-// metrics, from the manager's cache: a scrape lists the cached CronJobs and makes no API call. Its series
-// carry the labels namespace and cronjob, so its cost grows with the number of CronJobs (at most 12 series
-// each); the counters of Metrics do not.
-type stateCollector struct {
-	reader client.Reader
-	log    logr.Logger
-
-	info, created, next, lastSchedule, lastSuccess, lastFailure, active, queued, suspend, condition *prometheus.Desc
+// stateFamily is one metric of the state endpoint; every one is a gauge labelled namespace and cronjob,
+// and its extra labels.
+type stateFamily struct {
+	name, help string
+	extra      []string
+	// labels are namespace, cronjob and extra in the order a sample writes them: sorted by name, as
+	// client_golang writes them.
+	labels []labelRef
 }
 
-var stateLabels = []string{"namespace", "cronjob"}
+// labelRef is a label's name and where its value is: 0 the namespace, 1 the name, 2 and on stateSample.extra.
+type labelRef struct {
+	name  string
+	index int
+}
 
-func newStateCollector(reader client.Reader, log logr.Logger) *stateCollector {
-	desc := func(name, help string, extra ...string) *prometheus.Desc {
-		return prometheus.NewDesc(name, help, append(append([]string(nil), stateLabels...), extra...), nil)
+// family makes a stateFamily with its labels in writing order.
+func family(name, help string, extra ...string) stateFamily {
+	f := stateFamily{name: name, help: help, extra: extra, labels: []labelRef{{"namespace", 0}, {"cronjob", 1}}}
+	for j, l := range extra {
+		f.labels = append(f.labels, labelRef{l, 2 + j})
 	}
-	return &stateCollector{
-		reader: reader, log: log,
-		info: desc(MetricCronJobInfo, "Information about the CronJob; the value is 1.",
-			"schedule", "time_zone", "concurrency_policy"),
-		created:      desc(MetricCronJobCreated, "Creation time of the CronJob, in unix seconds."),
-		next:         desc(MetricNextScheduleTime, "The first scheduled time after the last run (or the creation or last schedule edit), in unix seconds: in the past when a run is due or was missed, as kube_cronjob_next_schedule_time. Absent while suspended or when the schedule is invalid or never fires."),
-		lastSchedule: desc(MetricLastScheduleTime, "status.lastScheduleTime: the scheduled time of the last run started, in unix seconds."),
-		lastSuccess:  desc(MetricLastSuccessfulTime, "status.lastSuccessfulTime: when the last successful Job completed, in unix seconds."),
-		lastFailure:  desc(MetricLastFailureTime, "status.lastFailureTime: when the last Job failed, in unix seconds."),
-		active:       desc(MetricActive, "Number of active Jobs (status.active)."),
-		queued:       desc(MetricQueued, "Number of runs waiting under concurrencyPolicy Enqueue (status.queued)."),
-		suspend:      desc(MetricSuspend, "1 when spec.suspend is true, else 0."),
-		condition: desc(MetricCondition, "The CronJob's conditions: 1 on the series of the current status (true, false or unknown), 0 on the others.",
-			"condition", "status", "reason"),
+	slices.SortFunc(f.labels, func(a, b labelRef) int { return strings.Compare(a.name, b.name) })
+	return f
+}
+
+// stateFamilies are the state metrics in the order a scrape writes them.
+var stateFamilies = []stateFamily{
+	family(MetricCronJobInfo, "Information about the CronJob; the value is 1.", "schedule", "time_zone", "concurrency_policy"),
+	family(MetricCronJobCreated, "Creation time of the CronJob, in unix seconds."),
+	family(MetricNextScheduleTime, "The first scheduled time after the last run (or the creation or last schedule edit), in unix seconds: in the past when a run is due or was missed, as kube_cronjob_next_schedule_time. Absent while suspended or when the schedule is invalid or never fires."),
+	family(MetricLastScheduleTime, "status.lastScheduleTime: the scheduled time of the last run started, in unix seconds."),
+	family(MetricLastSuccessfulTime, "status.lastSuccessfulTime: when the last successful Job completed, in unix seconds."),
+	family(MetricLastFailureTime, "status.lastFailureTime: when the last Job failed, in unix seconds."),
+	family(MetricActive, "Number of active Jobs (status.active)."),
+	family(MetricQueued, "Number of runs waiting under concurrencyPolicy Enqueue (status.queued)."),
+	family(MetricSuspend, "1 when spec.suspend is true, else 0."),
+	family(MetricCondition, "The CronJob's conditions: 1 on the series of the current status (true, false or unknown), 0 on the others.", "condition", "status", "reason"),
+}
+
+// cronJobSource returns the cached CronJobs, which the caller only reads.
+type cronJobSource func(ctx context.Context) ([]*cronjobv1.CronJob, error)
+
+// stateMetrics serves the state of every CronJob, in the style of kube-state-metrics' kube_cronjob_*
+// metrics, from the manager's cache: a scrape reads the cached CronJobs and makes no API call. Its series
+// carry the labels namespace and cronjob, so a scrape grows with the number of CronJobs (at most 12 series
+// each, 120,000 at 10,000 CronJobs).
+//
+// It writes the Prometheus text format (0.0.4) straight to the response, gzip-compressed when the client
+// accepts it, as kube-state-metrics does, instead of through client_golang's registry: a registry builds,
+// checks and sorts a protobuf message per series on every scrape (at 10,000 CronJobs about 300 ms, 93 MB and
+// 2.1 million allocations per scrape here), which is why these series are not on /metrics. Only the replica
+// that leads (Start runs) serves series, so that a query over all replicas sees each CronJob once; the
+// others answer with an empty body. A failed cache read answers 500 and is logged.
+type stateMetrics struct {
+	source  cronJobSource
+	log     logr.Logger
+	leading atomic.Bool
+}
+
+func newStateMetrics(source cronJobSource, log logr.Logger) *stateMetrics {
+	return &stateMetrics{source: source, log: log}
+}
+
+// cachedCronJobs reads the CronJobs of c without copying them: from the informer's store when c exposes
+// it (the manager's cache watching all namespaces), else through List without deep copies. List would copy
+// each CronJob's struct (1.7 KB) into the list on every scrape.
+func cachedCronJobs(c cache.Cache) cronJobSource {
+	return func(ctx context.Context) ([]*cronjobv1.CronJob, error) {
+		inf, err := c.GetInformer(ctx, &cronjobv1.CronJob{})
+		if err != nil {
+			return nil, err
+		}
+		if s, ok := inf.(interface{ GetStore() toolscache.Store }); ok {
+			objs := s.GetStore().List()
+			out := make([]*cronjobv1.CronJob, 0, len(objs))
+			for _, o := range objs {
+				if cj, ok := o.(*cronjobv1.CronJob); ok {
+					out = append(out, cj)
+				}
+			}
+			return out, nil
+		}
+		return listedCronJobs(ctx, c)
 	}
 }
 
-// Describe implements prometheus.Collector.
-func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.info, c.created, c.next, c.lastSchedule, c.lastSuccess, c.lastFailure, c.active, c.queued, c.suspend, c.condition} {
-		ch <- d
-	}
-}
-
-// Collect implements prometheus.Collector. A failed cache read exports no state series and is logged.
-func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), stateListTimeout)
-	defer cancel()
+// listedCronJobs reads the CronJobs of r through List, without deep copies.
+func listedCronJobs(ctx context.Context, r client.Reader) ([]*cronjobv1.CronJob, error) {
 	var list cronjobv1.CronJobList
-	// Read-only: the cache's objects themselves, not copies (10,000 CronJobs would be copied per scrape).
-	if err := c.reader.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
-		c.log.Error(err, "Listing CronJobs for the state metrics")
-		return
+	if err := r.List(ctx, &list, client.UnsafeDisableDeepCopy); err != nil {
+		return nil, err
 	}
+	out := make([]*cronjobv1.CronJob, len(list.Items))
 	for i := range list.Items {
-		c.collect(ch, &list.Items[i])
+		out[i] = &list.Items[i]
 	}
+	return out, nil
 }
 
-func (c *stateCollector) collect(ch chan<- prometheus.Metric, cj *cronjobv1.CronJob) {
-	labels := []string{cj.Namespace, cj.Name}
-	gauge := func(d *prometheus.Desc, v float64, extra ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append(append([]string(nil), labels...), extra...)...)
-	}
-	timeGauge := func(d *prometheus.Desc, t *metav1.Time) {
-		if t != nil {
-			gauge(d, unixSeconds(t.Time))
+// NeedLeaderElection implements manager.LeaderElectionRunnable: the series are served while this replica
+// leads.
+func (*stateMetrics) NeedLeaderElection() bool { return true }
+
+// Start marks this replica as the one that serves the series, until ctx is done.
+func (s *stateMetrics) Start(ctx context.Context) error {
+	s.leading.Store(true)
+	<-ctx.Done()
+	s.leading.Store(false)
+	return nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *stateMetrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var cronJobs []*cronjobv1.CronJob
+	if s.leading.Load() {
+		ctx, cancel := context.WithTimeout(r.Context(), stateListTimeout)
+		defer cancel()
+		var err error
+		if cronJobs, err = s.source(ctx); err != nil {
+			s.log.Error(err, "Reading the cached CronJobs for the state metrics")
+			http.Error(w, "reading the cached CronJobs: "+err.Error(), http.StatusInternalServerError)
+			return
 		}
 	}
-	gauge(c.info, 1, cj.Spec.Schedule, ptr.Deref(cj.Spec.TimeZone, ""), string(cj.Spec.ConcurrencyPolicy))
-	gauge(c.created, unixSeconds(cj.CreationTimestamp.Time))
-	if next, ok := nextRunTime(cj); ok {
-		gauge(c.next, unixSeconds(next))
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	var out io.Writer = w
+	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		w.Header().Set("Content-Encoding", "gzip")
+		gz, _ := gzip.NewWriterLevel(w, gzip.BestSpeed) // the level is valid
+		defer func() { _ = gz.Close() }()
+		out = gz
 	}
-	timeGauge(c.lastSchedule, cj.Status.LastScheduleTime)
-	timeGauge(c.lastSuccess, cj.Status.LastSuccessfulTime)
-	timeGauge(c.lastFailure, cj.Status.LastFailureTime)
-	gauge(c.active, float64(len(cj.Status.Active)))
-	gauge(c.queued, float64(len(cj.Status.Queued)))
-	gauge(c.suspend, boolValue(ptr.Deref(cj.Spec.Suspend, false)))
-	status, reason := metav1.ConditionUnknown, ""
-	if cond := meta.FindStatusCondition(cj.Status.Conditions, cronjobv1.ConditionReady); cond != nil {
-		status, reason = cond.Status, cond.Reason
-	}
-	for _, s := range []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown} {
-		gauge(c.condition, boolValue(s == status), cronjobv1.ConditionReady, lowerStatus(s), reason)
+	bw := bufio.NewWriterSize(out, 64<<10)
+	// A write error is the client gone: nothing to answer.
+	if writeState(bw, cronJobs) == nil {
+		_ = bw.Flush()
 	}
 }
+
+// acceptsGzip reports whether an Accept-Encoding header lists gzip (with any quality but 0).
+func acceptsGzip(header string) bool {
+	for part := range strings.SplitSeq(header, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") {
+			continue
+		}
+		v, ok := strings.CutPrefix(strings.TrimSpace(params), "q=")
+		if !ok {
+			return true
+		}
+		q, err := strconv.ParseFloat(v, 64)
+		return err != nil || q > 0
+	}
+	return false
+}
+
+// stateRow is what a scrape derives from one CronJob before it writes the families.
+type stateRow struct {
+	cj          *cronjobv1.CronJob
+	next        time.Time
+	hasNext     bool
+	ready       metav1.ConditionStatus
+	readyReason string
+}
+
+// writeState writes the state families of cronJobs in the text format, the CronJobs of each family sorted
+// by namespace and name. It allocates per scrape, not per series.
+func writeState(w *bufio.Writer, cronJobs []*cronjobv1.CronJob) error {
+	rows := make([]stateRow, len(cronJobs))
+	schedules := scheduleMemo{}
+	for i, cj := range cronJobs {
+		row := stateRow{cj: cj, ready: metav1.ConditionUnknown}
+		row.next, row.hasNext = schedules.nextRunTime(cj)
+		if cond := meta.FindStatusCondition(cj.Status.Conditions, cronjobv1.ConditionReady); cond != nil {
+			row.ready, row.readyReason = cond.Status, cond.Reason
+		}
+		rows[i] = row
+	}
+	slices.SortFunc(rows, func(a, b stateRow) int {
+		if c := strings.Compare(a.cj.Namespace, b.cj.Namespace); c != 0 {
+			return c
+		}
+		return strings.Compare(a.cj.Name, b.cj.Name)
+	})
+	buf := make([]byte, 0, 512)
+	samples := make([]stateSample, 0, 3)
+	for fi := range stateFamilies {
+		f := &stateFamilies[fi]
+		buf = append(buf[:0], "# HELP "...)
+		buf = append(buf, f.name...)
+		buf = append(buf, ' ')
+		buf = append(buf, f.help...)
+		buf = append(buf, "\n# TYPE "...)
+		buf = append(buf, f.name...)
+		buf = append(buf, " gauge\n"...)
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+		for i := range rows {
+			samples = rows[i].appendSeries(samples[:0], f.name)
+			for _, s := range samples {
+				buf = appendSample(buf[:0], f, rows[i].cj, s)
+				if _, err := w.Write(buf); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// stateSample is one series of a family for one CronJob: its value and its extra label values.
+type stateSample struct {
+	value float64
+	extra [3]string
+}
+
+// appendSeries appends the samples of family name for the row's CronJob to dst (none when the value is
+// absent).
+func (r *stateRow) appendSeries(dst []stateSample, name string) []stateSample {
+	cj := r.cj
+	var t *metav1.Time
+	switch name {
+	case MetricCronJobInfo:
+		return append(dst, stateSample{value: 1, extra: [3]string{cj.Spec.Schedule, ptr.Deref(cj.Spec.TimeZone, ""), string(cj.Spec.ConcurrencyPolicy)}})
+	case MetricCronJobCreated:
+		return append(dst, stateSample{value: unixSeconds(cj.CreationTimestamp.Time)})
+	case MetricNextScheduleTime:
+		if !r.hasNext {
+			return dst
+		}
+		return append(dst, stateSample{value: unixSeconds(r.next)})
+	case MetricLastScheduleTime:
+		t = cj.Status.LastScheduleTime
+	case MetricLastSuccessfulTime:
+		t = cj.Status.LastSuccessfulTime
+	case MetricLastFailureTime:
+		t = cj.Status.LastFailureTime
+	case MetricActive:
+		return append(dst, stateSample{value: float64(len(cj.Status.Active))})
+	case MetricQueued:
+		return append(dst, stateSample{value: float64(len(cj.Status.Queued))})
+	case MetricSuspend:
+		return append(dst, stateSample{value: boolValue(ptr.Deref(cj.Spec.Suspend, false))})
+	case MetricCondition:
+		for _, s := range []metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse, metav1.ConditionUnknown} {
+			dst = append(dst, stateSample{value: boolValue(s == r.ready), extra: [3]string{cronjobv1.ConditionReady, lowerStatus(s), r.readyReason}})
+		}
+		return dst
+	default:
+		panic(fmt.Sprintf("no state family %q", name))
+	}
+	if t == nil {
+		return dst
+	}
+	return append(dst, stateSample{value: unixSeconds(t.Time)})
+}
+
+// appendSample appends one line of the text format: name{label="value",...} value, the labels sorted by
+// name.
+func appendSample(buf []byte, f *stateFamily, cj *cronjobv1.CronJob, s stateSample) []byte {
+	buf = append(buf, f.name...)
+	for i, l := range f.labels {
+		if i == 0 {
+			buf = append(buf, '{')
+		} else {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, l.name...)
+		buf = append(buf, `="`...)
+		switch l.index {
+		case 0:
+			buf = appendLabelValue(buf, cj.Namespace)
+		case 1:
+			buf = appendLabelValue(buf, cj.Name)
+		default:
+			buf = appendLabelValue(buf, s.extra[l.index-2])
+		}
+		buf = append(buf, '"')
+	}
+	buf = append(buf, "} "...)
+	buf = strconv.AppendFloat(buf, s.value, 'f', -1, 64)
+	return append(buf, '\n')
+}
+
+// appendLabelValue appends v escaped as the text format requires: backslash, double quote and newline.
+func appendLabelValue(buf []byte, v string) []byte {
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; c {
+		case '\\':
+			buf = append(buf, `\\`...)
+		case '"':
+			buf = append(buf, `\"`...)
+		case '\n':
+			buf = append(buf, `\n`...)
+		default:
+			buf = append(buf, c)
+		}
+	}
+	return buf
+}
+
+// scheduleMemo holds the schedules parsed during one scrape, by schedule and time zone: CronJobs often
+// share a schedule, and parsing (and loading a time zone) is most of a scrape's cost otherwise.
+type scheduleMemo map[[2]string]cron.Schedule
 
 // nextRunTime is the first scheduled time after the CronJob's last run, or its creation or last schedule
 // edit if later (earliestTime): the time the controller starts the next run. It is before now when a run is
 // due or was missed. ok is false while suspended, with an invalid schedule, or when it never fires.
-func nextRunTime(cj *cronjobv1.CronJob) (time.Time, bool) {
+func (m scheduleMemo) nextRunTime(cj *cronjobv1.CronJob) (time.Time, bool) {
 	if ptr.Deref(cj.Spec.Suspend, false) {
 		return time.Time{}, false
 	}
-	sched, _, err := parseSchedule(cj.Spec.Schedule, cj.Spec.TimeZone)
-	if err != nil {
+	key := [2]string{cj.Spec.Schedule, ptr.Deref(cj.Spec.TimeZone, "")}
+	sched, seen := m[key]
+	if !seen {
+		sched, _, _ = parseSchedule(cj.Spec.Schedule, cj.Spec.TimeZone)
+		m[key] = sched // nil for an invalid schedule or time zone
+	}
+	if sched == nil {
 		return time.Time{}, false
 	}
 	earliest := earliestTime(cj)
@@ -128,30 +368,4 @@ func lowerStatus(s metav1.ConditionStatus) string {
 		return "false"
 	}
 	return "unknown"
-}
-
-// stateExporter registers the state collector while this replica is the leader: only the replica that
-// acts exports the state, so that a query over all replicas sees each CronJob once.
-type stateExporter struct {
-	collector *stateCollector
-	registry  prometheus.Registerer
-}
-
-// NeedLeaderElection implements manager.LeaderElectionRunnable.
-func (*stateExporter) NeedLeaderElection() bool { return true }
-
-// Start registers the collector until ctx is done. When another collector of the same metrics is
-// registered (several managers in one test process), this one exports nothing: that is logged, not an
-// error.
-func (e *stateExporter) Start(ctx context.Context) error {
-	if err := e.registry.Register(e.collector); err != nil {
-		if _, ok := errors.AsType[prometheus.AlreadyRegisteredError](err); ok {
-			e.collector.log.Info("State metrics are exported by another controller of this process")
-			return nil
-		}
-		return err
-	}
-	<-ctx.Done()
-	e.registry.Unregister(e.collector)
-	return nil
 }

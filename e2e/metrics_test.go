@@ -30,7 +30,7 @@ import (
 const metricsReaderRole = "cronjob-operator-metrics-reader"
 
 var _ = Describe("Metrics", Label("conformance"), func() {
-	It("should serve /metrics only to a ServiceAccount bound to the metrics-reader role, with the skew of a run", func(ctx SpecContext) {
+	It("should serve /metrics and /metrics/state only to a ServiceAccount bound to the metrics-reader role, with the skew and the state of a run", func(ctx SpecContext) {
 		ns := newNamespace(ctx)
 		cj := minutely("measured", ns, 0, 0).Obj()
 		Expect(k8sClient.Create(ctx, cj)).To(Succeed())
@@ -50,8 +50,8 @@ var _ = Describe("Metrics", Label("conformance"), func() {
 		var leader string
 		Eventually(func(g Gomega) { leader = leaseHolder(ctx, g); g.Expect(leader).NotTo(BeEmpty()) }).Should(Succeed())
 		addr := portForward(ctx, operatorNamespace, leader, 8443)
-		scrape := func(g Gomega, token string) (int, string) {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+"/metrics", nil)
+		scrapePath := func(g Gomega, path, token string) (int, string) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, "https://"+addr+path, nil)
 			g.Expect(err).NotTo(HaveOccurred())
 			if token != "" {
 				req.Header.Set("Authorization", "Bearer "+token)
@@ -66,14 +66,20 @@ var _ = Describe("Metrics", Label("conformance"), func() {
 			g.Expect(err).NotTo(HaveOccurred())
 			return resp.StatusCode, string(body)
 		}
-		Eventually(func(g Gomega) int { code, _ := scrape(g, ""); return code }).Should(Equal(http.StatusUnauthorized), "no token")
-		Eventually(func(g Gomega) int { code, _ := scrape(g, denied); return code }).Should(Equal(http.StatusForbidden), "a token without the role")
+		for _, path := range []string{"/metrics", controllers.StateMetricsPath} {
+			Eventually(func(g Gomega) int { code, _ := scrapePath(g, path, ""); return code }).Should(Equal(http.StatusUnauthorized), "%s with no token", path)
+			Eventually(func(g Gomega) int { code, _ := scrapePath(g, path, denied); return code }).Should(Equal(http.StatusForbidden), "%s with a token without the role", path)
+		}
 		Eventually(func(g Gomega) {
-			code, body := scrape(g, allowed)
+			code, body := scrapePath(g, "/metrics", allowed)
 			g.Expect(code).To(Equal(http.StatusOK), "a token bound to %s", metricsReaderRole)
 			g.Expect(body).To(ContainSubstring(controllers.MetricJobCreationSkew + "_count"))
 			g.Expect(body).To(MatchRegexp(`(?m)^%s_count [1-9]`, controllers.MetricJobCreationSkew), "the run's skew was observed")
-			g.Expect(body).To(ContainSubstring(fmt.Sprintf(`%s{cronjob="measured",namespace="%s"}`, controllers.MetricLastScheduleTime, ns)))
+		}).WithTimeout(2 * time.Minute).Should(Succeed())
+		Eventually(func(g Gomega) {
+			code, body := scrapePath(g, controllers.StateMetricsPath, allowed)
+			g.Expect(code).To(Equal(http.StatusOK), "a token bound to %s", metricsReaderRole)
+			g.Expect(body).To(MatchRegexp(`(?m)^%s\{cronjob="measured",namespace="%s"\} [1-9]`, controllers.MetricLastScheduleTime, ns), "the run's scheduled time")
 		}).WithTimeout(2 * time.Minute).Should(Succeed())
 	})
 })

@@ -78,7 +78,7 @@ certManager:
   enabled: {{ .CertManager }}
 
 metrics:
-  # Serve /metrics on :8443 (HTTPS, authenticated and authorized), with its Service and the
+  # Serve /metrics and /metrics/state on :8443 (HTTPS, authenticated and authorized), with its Service and the
   # metrics-reader ClusterRole. false: --metrics-bind-address=0.
   enabled: {{ .Metrics }}
   serviceMonitor:

@@ -2,10 +2,10 @@ package integration
 
 import (
 	"fmt"
+	"maps"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	dto "github.com/prometheus/client_model/go"
 	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -15,7 +15,7 @@ import (
 )
 
 var _ = Describe("Metrics", func() {
-	It("should serve the skew, the runs started and the CronJob's state on the metrics endpoint", func(ctx SpecContext) {
+	It("should serve the skew and the runs started on /metrics, and the CronJob's state on /metrics/state", func(ctx SpecContext) {
 		ns := newNamespaceWithoutWebhooks(ctx)
 		cj := builders.MakeCronJob("scraped", ns).Schedule("*/5 * * * *").LastScheduleTime(at("10:00:00")).Obj()
 		Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
@@ -24,12 +24,14 @@ var _ = Describe("Metrics", func() {
 		addr := framework.FreeLocalAddress(Default)
 		DeferCleanup(fwk.StartManager(framework.ManagerOptions{Namespace: ns, Clock: clock, MetricsBindAddress: addr}).Stop)
 		url := fmt.Sprintf("http://%s/metrics", addr)
-		var before map[string]*dto.MetricFamily
+		stateURL := fmt.Sprintf("http://%s%s", addr, controllers.StateMetricsPath)
 		Eventually(func(g Gomega) {
-			before = framework.Scrape(ctx, g, url)
-			_, exported := framework.MetricValue(before, controllers.MetricCronJobInfo, map[string]string{"namespace": ns, "cronjob": "scraped"})
+			_, exported := framework.MetricValue(framework.Scrape(ctx, g, stateURL), controllers.MetricCronJobInfo, map[string]string{"namespace": ns, "cronjob": "scraped"})
 			g.Expect(exported).To(BeTrue(), "the state of the CronJob")
 		}).Should(Succeed())
+		before := framework.Scrape(ctx, Default, url)
+		_, onMetrics := framework.MetricValue(before, controllers.MetricCronJobInfo, map[string]string{"namespace": ns, "cronjob": "scraped"})
+		Expect(onMetrics).To(BeFalse(), "the state is not on /metrics, whose cost does not grow with the CronJobs")
 		// The counters are the process's: later values are compared with these.
 		startedBefore, _ := framework.MetricValue(before, controllers.MetricRunsStarted, map[string]string{"trigger": controllers.TriggerSchedule})
 		skewBefore, _ := framework.MetricValue(before, controllers.MetricJobCreationSkew, nil)
@@ -43,7 +45,8 @@ var _ = Describe("Metrics", func() {
 		}).Should(HaveLen(1))
 
 		Eventually(func(g Gomega) {
-			after := framework.Scrape(ctx, g, url)
+			after, state := framework.Scrape(ctx, g, url), framework.Scrape(ctx, g, stateURL)
+			maps.Copy(after, state)
 			value := func(name string, labels map[string]string) float64 {
 				v, ok := framework.MetricValue(after, name, labels)
 				g.Expect(ok).To(BeTrue(), "%s%v", name, labels)

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -64,9 +65,17 @@ func Observe(ctx context.Context, proc *rig.Process, window Interval, idleAfter 
 	if base == nil {
 		base = &Baseline{cpu: proc.CPUSeconds(), ControlPlane: ControlPlaneCPUSeconds()}
 	}
+	// A sample scrapes both of ours' endpoints, as a Prometheus would: the state first, so that the heap
+	// read after it holds what rendering the state left. A failed state scrape fails the measurement.
+	var stateErr error
 	sampleHeap := func() {
 		if proc.MetricsURL == "" {
 			return
+		}
+		if proc.StateMetricsURL != "" {
+			if _, err := rig.Scrape(ctx, proc.StateMetricsURL); err != nil && stateErr == nil {
+				stateErr = err
+			}
 		}
 		if h, err := rig.HeapInUse(ctx, proc.MetricsURL); err == nil && h > c.Heap {
 			c.Heap = h
@@ -104,6 +113,9 @@ func Observe(ctx context.Context, proc *rig.Process, window Interval, idleAfter 
 	c.CPU = proc.CPUSeconds() - base.cpu
 	c.ControlPlaneCPU = ControlPlaneCPUSeconds() - base.ControlPlane
 	sampleHeap()
+	if stateErr != nil {
+		return c, fmt.Errorf("scraping the state metrics: %w", stateErr)
+	}
 	return c, nil
 }
 

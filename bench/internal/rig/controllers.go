@@ -86,6 +86,7 @@ func (r *Rig) Start(ctx context.Context) (*Process, error) {
 		return nil, err
 	}
 	p.MetricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics)
+	p.StateMetricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics/state", metrics)
 	if pprof != 0 {
 		p.PprofURL = fmt.Sprintf("http://127.0.0.1:%d/debug/pprof", pprof)
 	}

@@ -29,6 +29,9 @@ type Process struct {
 	err  error
 	// MetricsURL is ours' Prometheus endpoint (http://127.0.0.1:<port>/metrics); empty for the peer.
 	MetricsURL string
+	// StateMetricsURL is ours' per-CronJob state endpoint (http://127.0.0.1:<port>/metrics/state); empty
+	// for the peer.
+	StateMetricsURL string
 	// PprofURL is ours' pprof endpoint (http://127.0.0.1:<port>/debug/pprof) when the rig was asked to
 	// profile (Rig.Profile); empty otherwise and for the peer.
 	PprofURL string
@@ -161,18 +164,26 @@ func procPeakRSS(pid int) (int64, error) {
 	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
 }
 
-// HeapInUse scrapes go_memstats_heap_inuse_bytes from a Prometheus endpoint.
-func HeapInUse(ctx context.Context, url string) (int64, error) {
+// Scrape GETs a Prometheus endpoint as Prometheus does (gzip accepted) and returns the body.
+func Scrape(ctx context.Context, url string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	return io.ReadAll(resp.Body)
+}
+
+// HeapInUse scrapes go_memstats_heap_inuse_bytes from a Prometheus endpoint.
+func HeapInUse(ctx context.Context, url string) (int64, error) {
+	b, err := Scrape(ctx, url)
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,282 @@
+package controllers
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
+	"github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
+)
+
+// leadingStateMetrics is the state endpoint over the fixture's client, as served by the leader, and its
+// URL; it stops with the test.
+func leadingStateMetrics(t *testing.T, c client.Reader) (*stateMetrics, string) {
+	t.Helper()
+	s := newStateMetrics(func(ctx context.Context) ([]*cronjobv1.CronJob, error) { return listedCronJobs(ctx, c) }, logr.Discard())
+	s.leading.Store(true)
+	srv := httptest.NewServer(s)
+	t.Cleanup(srv.Close)
+	return s, srv.URL + StateMetricsPath
+}
+
+// scrapeState GETs url with the given Accept-Encoding (Go's transport would otherwise ask for gzip and
+// decode it unseen) and returns the status, the Content-Encoding and the parsed families.
+func scrapeState(t *testing.T, url, acceptEncoding string) (int, string, map[string]*dto.MetricFamily) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept-Encoding", acceptEncoding)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var body io.Reader = resp.Body
+	if enc := resp.Header.Get("Content-Encoding"); enc == "gzip" {
+		gz, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body = gz
+	}
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode == http.StatusOK && ct != "text/plain; version=0.0.4; charset=utf-8" {
+		t.Errorf("Content-Type: got %q, want the text format 0.0.4", ct)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(body)
+	if err != nil {
+		t.Fatalf("parsing the state metrics: %v", err)
+	}
+	return resp.StatusCode, resp.Header.Get("Content-Encoding"), families
+}
+
+func seriesCount(families map[string]*dto.MetricFamily) int {
+	n := 0
+	for _, f := range families {
+		n += len(f.GetMetric())
+	}
+	return n
+}
+
+// TestStateMetrics checks the per-CronJob series of a scrape over the cache (here a fake client): the times
+// of the status, the next scheduled time (in the past when a run is overdue, absent while suspended), the
+// active Jobs, suspend, and the Ready condition as three series; the same with and without gzip.
+func TestStateMetrics(t *testing.T) {
+	priorHour := topOfTheHour.Add(-time.Hour)
+	ready := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: cronjobv1.ReasonScheduled, LastTransitionTime: metav1.NewTime(priorHour)}
+	f := newFixture(t, topOfTheHour, interceptor.Funcs{},
+		cronJobOf(hourly().TimeZone("Europe/Berlin").LastScheduleTime(priorHour).LastSuccessfulTime(priorHour.Add(time.Minute)).
+			LastFailureTime(priorHour.Add(-59*time.Minute)).Active(runningJob(priorHour)).Condition(ready)),
+		cronJobOf(builders.MakeCronJob("paused", testNamespace).Schedule("*/5 * * * *").Forbid().Suspend().
+			UID("paused-uid").CreationTimestamp(created).Generation(1)),
+	)
+	_, url := leadingStateMetrics(t, f.client)
+	unix := func(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
+	want := `
+# HELP cronjob_operator_cronjob_status_active Number of active Jobs (status.active).
+# TYPE cronjob_operator_cronjob_status_active gauge
+cronjob_operator_cronjob_status_active{cronjob="hourly",namespace="ns"} 1
+cronjob_operator_cronjob_status_active{cronjob="paused",namespace="ns"} 0
+# HELP cronjob_operator_cronjob_status_queued Number of runs waiting under concurrencyPolicy Enqueue (status.queued).
+# TYPE cronjob_operator_cronjob_status_queued gauge
+cronjob_operator_cronjob_status_queued{cronjob="hourly",namespace="ns"} 0
+cronjob_operator_cronjob_status_queued{cronjob="paused",namespace="ns"} 0
+# HELP cronjob_operator_cronjob_spec_suspend 1 when spec.suspend is true, else 0.
+# TYPE cronjob_operator_cronjob_spec_suspend gauge
+cronjob_operator_cronjob_spec_suspend{cronjob="hourly",namespace="ns"} 0
+cronjob_operator_cronjob_spec_suspend{cronjob="paused",namespace="ns"} 1
+# HELP cronjob_operator_cronjob_status_condition The CronJob's conditions: 1 on the series of the current status (true, false or unknown), 0 on the others.
+# TYPE cronjob_operator_cronjob_status_condition gauge
+cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="hourly",namespace="ns",reason="Scheduled",status="false"} 0
+cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="hourly",namespace="ns",reason="Scheduled",status="true"} 1
+cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="hourly",namespace="ns",reason="Scheduled",status="unknown"} 0
+cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="paused",namespace="ns",reason="",status="false"} 0
+cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="paused",namespace="ns",reason="",status="true"} 0
+cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="paused",namespace="ns",reason="",status="unknown"} 1
+# HELP cronjob_operator_cronjob_info Information about the CronJob; the value is 1.
+# TYPE cronjob_operator_cronjob_info gauge
+cronjob_operator_cronjob_info{concurrency_policy="Allow",cronjob="hourly",namespace="ns",schedule="0 * * * *",time_zone="Europe/Berlin"} 1
+cronjob_operator_cronjob_info{concurrency_policy="Forbid",cronjob="paused",namespace="ns",schedule="*/5 * * * *",time_zone=""} 1
+# HELP cronjob_operator_cronjob_next_schedule_time The first scheduled time after the last run (or the creation or last schedule edit), in unix seconds: in the past when a run is due or was missed, as kube_cronjob_next_schedule_time. Absent while suspended or when the schedule is invalid or never fires.
+# TYPE cronjob_operator_cronjob_next_schedule_time gauge
+cronjob_operator_cronjob_next_schedule_time{cronjob="hourly",namespace="ns"} ` + unix(topOfTheHour) + `
+# HELP cronjob_operator_cronjob_status_last_schedule_time status.lastScheduleTime: the scheduled time of the last run started, in unix seconds.
+# TYPE cronjob_operator_cronjob_status_last_schedule_time gauge
+cronjob_operator_cronjob_status_last_schedule_time{cronjob="hourly",namespace="ns"} ` + unix(priorHour) + `
+# HELP cronjob_operator_cronjob_status_last_successful_time status.lastSuccessfulTime: when the last successful Job completed, in unix seconds.
+# TYPE cronjob_operator_cronjob_status_last_successful_time gauge
+cronjob_operator_cronjob_status_last_successful_time{cronjob="hourly",namespace="ns"} ` + unix(priorHour.Add(time.Minute)) + `
+# HELP cronjob_operator_cronjob_status_last_failure_time status.lastFailureTime: when the last Job failed, in unix seconds.
+# TYPE cronjob_operator_cronjob_status_last_failure_time gauge
+cronjob_operator_cronjob_status_last_failure_time{cronjob="hourly",namespace="ns"} ` + unix(priorHour.Add(-59*time.Minute)) + `
+# HELP cronjob_operator_cronjob_created Creation time of the CronJob, in unix seconds.
+# TYPE cronjob_operator_cronjob_created gauge
+cronjob_operator_cronjob_created{cronjob="hourly",namespace="ns"} ` + unix(created) + `
+cronjob_operator_cronjob_created{cronjob="paused",namespace="ns"} ` + unix(created) + `
+`
+
+	if err := testutil.ScrapeAndCompare(url, strings.NewReader(want)); err != nil {
+		t.Error(err)
+	}
+	plainCode, plainEnc, plain := scrapeState(t, url, "identity")
+	gzCode, gzEnc, gzipped := scrapeState(t, url, "gzip, deflate")
+	if plainCode != http.StatusOK || gzCode != http.StatusOK || plainEnc != "" || gzEnc != "gzip" {
+		t.Errorf("status and encoding: plain %d %q, gzip %d %q; want 200 \"\" and 200 \"gzip\"", plainCode, plainEnc, gzCode, gzEnc)
+	}
+	if diff := cmp.Diff(plain, gzipped, cmp.Comparer(func(a, b *dto.MetricFamily) bool { return a.String() == b.String() })); diff != "" {
+		t.Errorf("gzip changes the series (-plain +gzip):\n%s", diff)
+	}
+	// At most 12 series per CronJob (README "Monitoring" sizes a scrape from it).
+	if n := seriesCount(plain); n != 12+8 {
+		t.Errorf("series: got %d, want 20 (12 for hourly, 8 for paused: suspended, no status times)", n)
+	}
+}
+
+// TestStateMetricsQueued: the queue length of a CronJob with runs waiting under Enqueue.
+func TestStateMetricsQueued(t *testing.T) {
+	f := newFixture(t, topOfTheHour, interceptor.Funcs{},
+		cronJobOf(hourly().Enqueue().LastScheduleTime(topOfTheHour.Add(-3*time.Hour)).Queued(topOfTheHour.Add(-2*time.Hour), topOfTheHour.Add(-time.Hour))))
+	_, url := leadingStateMetrics(t, f.client)
+	want := `
+# HELP cronjob_operator_cronjob_status_queued Number of runs waiting under concurrencyPolicy Enqueue (status.queued).
+# TYPE cronjob_operator_cronjob_status_queued gauge
+cronjob_operator_cronjob_status_queued{cronjob="hourly",namespace="ns"} 2
+`
+	if err := testutil.ScrapeAndCompare(url, strings.NewReader(want), MetricQueued); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestStateMetricsEscapesLabelValues: a schedule, time zone or reason with a quote, a backslash or a
+// newline (the webhook rejects such a schedule, but the cache holds what the API server stored) keeps the
+// scrape parseable and reads back as it was.
+func TestStateMetricsEscapesLabelValues(t *testing.T) {
+	schedule, zone, reason := `0 * * * * "x"`, `Etc\UTC`, "two\nlines"
+	notReady := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, LastTransitionTime: metav1.NewTime(created)}
+	f := newFixture(t, topOfTheHour, interceptor.Funcs{}, cronJobOf(hourly().Schedule(schedule).TimeZone(zone).Condition(notReady)))
+	_, url := leadingStateMetrics(t, f.client)
+	_, _, families := scrapeState(t, url, "")
+	labels := func(name string) []map[string]string {
+		var out []map[string]string
+		for _, m := range families[name].GetMetric() {
+			l := map[string]string{}
+			for _, p := range m.GetLabel() {
+				l[p.GetName()] = p.GetValue()
+			}
+			out = append(out, l)
+		}
+		return out
+	}
+	if got := labels(MetricCronJobInfo); len(got) != 1 || got[0]["schedule"] != schedule || got[0]["time_zone"] != zone {
+		t.Errorf("info labels: got %v, want schedule %q and time_zone %q", got, schedule, zone)
+	}
+	for _, l := range labels(MetricCondition) {
+		if l["reason"] != reason {
+			t.Errorf("condition reason: got %q, want %q", l["reason"], reason)
+		}
+	}
+	if _, ok := families[MetricNextScheduleTime]; ok {
+		t.Errorf("next schedule time of an invalid schedule: got %v, want no series", families[MetricNextScheduleTime])
+	}
+}
+
+// TestStateMetricsWhileLeading: the series are served while Start runs (on the leader only,
+// NeedLeaderElection), and the endpoint answers with no series before and after.
+func TestStateMetricsWhileLeading(t *testing.T) {
+	g := gomega.NewWithT(t)
+	f := newFixture(t, topOfTheHour, interceptor.Funcs{}, cronJobOf(nil))
+	s, url := leadingStateMetrics(t, f.client)
+	s.leading.Store(false)
+	g.Expect(s.NeedLeaderElection()).To(gomega.BeTrue())
+	exported := func() int {
+		code, _, families := scrapeState(t, url, "gzip")
+		g.Expect(code).To(gomega.Equal(http.StatusOK))
+		return len(families[MetricCronJobInfo].GetMetric())
+	}
+	g.Expect(exported()).To(gomega.Equal(0), "a replica that does not lead serves no state")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Start(ctx) }()
+	g.Eventually(exported).WithTimeout(30 * time.Second).Should(gomega.Equal(1))
+
+	cancel()
+	g.Eventually(done).WithTimeout(30 * time.Second).Should(gomega.Receive(gomega.BeNil()))
+	g.Expect(exported()).To(gomega.Equal(0), "a replica that no longer leads serves no state")
+}
+
+// TestStateMetricsReadError: a failed cache read answers 500 with the cause, not an empty scrape that
+// would look like no CronJobs.
+func TestStateMetricsReadError(t *testing.T) {
+	s := newStateMetrics(func(context.Context) ([]*cronjobv1.CronJob, error) { return nil, errors.New("cache not synced") }, logr.Discard())
+	s.leading.Store(true)
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, StateMetricsPath, nil))
+	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), "cache not synced") {
+		t.Errorf("got %d %q, want 500 with the cause", rec.Code, rec.Body.String())
+	}
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for header, want := range map[string]bool{
+		"":                        false,
+		"identity":                false,
+		"gzip":                    true,
+		"deflate, GZIP":           true,
+		"gzip;q=0.5, identity":    true,
+		"gzip; q=0":               false,
+		"gzip;q=0.000":            false,
+		"br, gzip;q=1.0, *;q=0.1": true,
+		"x-gzip":                  false,
+	} {
+		if got := acceptsGzip(header); got != want {
+			t.Errorf("acceptsGzip(%q): got %v, want %v", header, got, want)
+		}
+	}
+}
+
+// BenchmarkStateScrape10k is one gzip scrape of the state metrics of 10,000 CronJobs (100,000 series) on
+// 1,440 distinct daily schedules, over a cache read that copies nothing: parsing, rendering, sorting and
+// compression, what a Prometheus scrape costs.
+func BenchmarkStateScrape10k(b *testing.B) {
+	cronJobs := make([]*cronjobv1.CronJob, 0, 10000)
+	for i := range 10000 {
+		daily := strconv.Itoa(i%60) + " " + strconv.Itoa(i/60%24) + " * * *"
+		cronJobs = append(cronJobs, cronJobOf(builders.MakeCronJob("cj-"+strconv.Itoa(i), testNamespace).Schedule(daily).
+			CreationTimestamp(created).LastScheduleTime(topOfTheHour).Generation(1)))
+	}
+	s := newStateMetrics(func(context.Context) ([]*cronjobv1.CronJob, error) { return cronJobs, nil }, logr.Discard())
+	s.leading.Store(true)
+	b.ReportAllocs()
+	for b.Loop() {
+		req := httptest.NewRequest(http.MethodGet, StateMetricsPath, nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d", rec.Code)
+		}
+		b.ReportMetric(float64(rec.Body.Len()), "gzip-bytes/scrape")
+	}
+}
