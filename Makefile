@@ -50,8 +50,9 @@ fmt: ## Run go fmt.
 vet: ## Run go vet.
 	go vet ./...
 
-# lint checks every package of the module with the e2e and e2e_faults build tags (.golangci.yml), so the e2e
-# suites and the fault points are linted too; the tools modules under hack/tools are not.
+# lint checks every package of the module with the e2e, e2e_faults and lifecycle build tags (.golangci.yml),
+# so the e2e suites, the fault points and the lifecycle specs are linted too; the tools modules under
+# hack/tools are not.
 .PHONY: lint
 lint: golangci-lint ## Run golangci-lint (.golangci.yml: the kubebuilder set, the clock rule, gofmt and goimports).
 	$(GOLANGCI_LINT) config verify
@@ -80,6 +81,13 @@ test: manifests generate fmt vet envtest-assets kustomize ## Run all tests (unit
 .PHONY: test-slow
 test-slow: manifests generate envtest-assets ## Run the envtest specs labelled slow (a simulated day of a minutely CronJob: ~40 s).
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./test/integration/ -count=1 -v -args -ginkgo.label-filter=slow
+
+# test-lifecycle: the specs that need Jobs that really run (test/lifecycle, build tag lifecycle): the Job
+# controller, garbage collector and TTL-after-finished controller of kube-controller-manager, kube-scheduler
+# and a KWOK node, around envtest (test/cluster, as make run).
+.PHONY: test-lifecycle
+test-lifecycle: manifests generate lifecycle-assets ## Run the lifecycle specs: Replace, history, TTL, Forbid and failures with real Jobs and simulated Pods (~1 min).
+	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -tags lifecycle ./test/lifecycle/ -count=1 -v $(LIFECYCLE_ARGS)
 
 # soak: the failure specs at volume and long fuzzing (hack/soak.sh, test/soak/README.md). SOAK_PHASES picks
 # phases (default "envtest fuzz kind"); counts: SOAK_ENVTEST_KILLS (50), SOAK_KIND_KILLS (30),
@@ -158,6 +166,10 @@ bench-quick: ## A smoke run of make bench: single and a burst of 500, one minute
 bench-micro: ## Go micro-benchmarks of the schedule math, with allocations.
 	go test ./controllers -run '^$$' -bench . -benchmem
 
+.PHONY: lifecycle-assets
+lifecycle-assets: ## Build envtest's binaries plus kube-controller-manager, kube-scheduler and kwok (test/cluster: make run, make test-lifecycle) into bin/k8s/ (cached).
+	ENVTEST_K8S_VERSION="$(ENVTEST_K8S_VERSION)" ENVTEST_EXTRA_BINARIES="kube-controller-manager kube-scheduler kwok" hack/envtest-assets.sh
+
 .PHONY: envtest-assets
 envtest-assets: ## Build kube-apiserver, etcd and kubectl into bin/k8s/ (cached in ~/.cache; cold: ~6 min on 2 cores).
 	ENVTEST_K8S_VERSION="$(ENVTEST_K8S_VERSION)" hack/envtest-assets.sh
@@ -175,7 +187,7 @@ plugin: ## Build the kubectl plugin into bin/kubectl-cjo (static); with bin/ on 
 # run: with KUBECONFIG set, install the CRD there and run the controller against it; otherwise start a
 # throwaway local control plane with the sample CronJob (hack/run-local.sh). RUN_ARGS go to the manager.
 .PHONY: run
-run: manifests generate fmt vet $(if $(KUBECONFIG),install,envtest-assets) ## Run the controller here: against KUBECONFIG if set, else in a local control plane.
+run: manifests generate fmt vet $(if $(KUBECONFIG),install,lifecycle-assets) ## Run the controller here: against KUBECONFIG if set, else in a local control plane.
 	$(if $(KUBECONFIG),go run ./main.go $(RUN_ARGS),ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/run-local.sh $(RUN_ARGS))
 
 # Build tags of the image's manager binary; the e2e image adds e2e_faults (controllers/faultpoint.go).

@@ -11,7 +11,9 @@
 #   ENVTEST_K8S_VERSION   Kubernetes version (default 1.37.2; must match hack/tools/kube/go.mod)
 #   ENVTEST_CACHE_DIR     cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/cronjob-operator/envtest)
 #   ENVTEST_EXTRA_BINARIES  more commands of k8s.io/kubernetes/cmd to build alongside, e.g.
-#                         kube-controller-manager for `make bench` (each is built once and cached)
+#                         kube-controller-manager for `make bench` (each is built once and cached), and
+#                         kwok (sigs.k8s.io/kwok, from hack/tools/kwok, cached under a key of its own) for
+#                         test/cluster (`make run`, `make test-lifecycle`)
 set -o errexit -o nounset -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,7 +22,11 @@ ARCH=$(go env GOARCH)
 DEST="${ROOT}/bin/k8s/${VERSION}-linux-${ARCH}"
 CACHE_ROOT=${ENVTEST_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cronjob-operator/envtest}
 read -r -a EXTRA <<< "${ENVTEST_EXTRA_BINARIES:-}"
-BINARIES=(kube-apiserver etcd kubectl "${EXTRA[@]}")
+BINARIES=(kube-apiserver etcd kubectl)
+KWOK=false
+for b in "${EXTRA[@]}"; do
+  if [[ "${b}" == kwok ]]; then KWOK=true; else BINARIES+=("${b}"); fi
+done
 
 if ! grep -q "k8s.io/kubernetes v${VERSION}\$" "${ROOT}/hack/tools/kube/go.mod"; then
   echo "envtest-assets: hack/tools/kube/go.mod does not pin k8s.io/kubernetes v${VERSION}; regenerate it with hack/gen-kube-tools-mod.sh ${VERSION}" >&2
@@ -37,7 +43,27 @@ have_all() {
   [[ -f "${dir}/.key" && "$(cat "${dir}/.key")" == "${key}" ]]
 }
 
+# ensure_kwok builds kwok into a cache of its own, keyed by hack/tools/kwok, and copies it into DEST.
+ensure_kwok() {
+  [[ "${KWOK}" == true ]] || return 0
+  local kkey kcache start
+  kkey=$( (cd "${ROOT}" && cat hack/tools/kwok/go.mod hack/tools/kwok/go.sum hack/tools/kwok/tools.go; go version) | sha256sum | cut -c1-16)
+  kcache="${CACHE_ROOT}/kwok-linux-${ARCH}-${kkey}"
+  if [[ ! -x "${kcache}/kwok" ]]; then
+    echo "envtest-assets: building kwok from the Go module proxy (hack/tools/kwok; about 2 min with cold Go caches)"
+    start=$(date +%s)
+    rm -rf "${kcache}.tmp.$$" && mkdir -p "${kcache}.tmp.$$"
+    (cd "${ROOT}/hack/tools/kwok" && go build -trimpath -ldflags "-s -w" -o "${kcache}.tmp.$$/kwok" sigs.k8s.io/kwok/cmd/kwok)
+    rm -rf "${kcache}" && mv "${kcache}.tmp.$$" "${kcache}"
+    echo "envtest-assets: built kwok in $(( $(date +%s) - start )) s into ${kcache}"
+  fi
+  if ! cmp -s "${kcache}/kwok" "${DEST}/kwok"; then
+    cp "${kcache}/kwok" "${DEST}/kwok"
+  fi
+}
+
 if have_all "${DEST}"; then
+  ensure_kwok
   echo "envtest-assets: ${DEST#"${ROOT}/"} is up to date"
   exit 0
 fi
@@ -75,5 +101,6 @@ fi
 
 rm -rf "${DEST}" && mkdir -p "${DEST}"
 for b in "${BINARIES[@]}" .key; do cp "${CACHE}/${b}" "${DEST}/${b}"; done
+ensure_kwok
 "${DEST}/kube-apiserver" --version
 echo "envtest-assets: ${DEST#"${ROOT}/"} ready"

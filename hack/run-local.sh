@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # run-local.sh runs the operator against a throwaway local control plane: it builds bin/manager and
 # bin/localcluster (hack/localcluster), which starts kube-apiserver and etcd with envtest, installs the CRDs,
-# creates config/samples/ and runs the manager until Ctrl-C. `make run` calls it when KUBECONFIG is unset.
+# starts kube-controller-manager, kube-scheduler and a KWOK node (test/cluster), creates config/samples/ and
+# runs the manager until Ctrl-C. `make run` calls it when KUBECONFIG is unset.
 #
 # Usage: hack/run-local.sh [manager flags...]       e.g. hack/run-local.sh --zap-log-level=debug
 # Environment:
-#   ENVTEST_ASSETS       directory with kube-apiserver, etcd, kubectl (default bin/k8s/1.37.2-linux-<arch>,
-#                        built by `make envtest-assets`)
+#   ENVTEST_ASSETS       directory with kube-apiserver, etcd, kubectl, kube-controller-manager, kube-scheduler
+#                        and kwok (default bin/k8s/1.37.2-linux-<arch>, built by `make lifecycle-assets`)
 #   LOCALCLUSTER_FLAGS   extra flags of bin/localcluster (see bin/localcluster -h), e.g. "-stop-timeout=30s"
 set -o errexit -o nounset -o pipefail
 
@@ -14,9 +15,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "${ROOT}"
 ASSETS=${ENVTEST_ASSETS:-${ROOT}/bin/k8s/${ENVTEST_K8S_VERSION:-1.37.2}-linux-$(go env GOARCH)}
 
-for b in kube-apiserver etcd; do
+for b in kube-apiserver etcd kubectl kube-controller-manager kube-scheduler kwok; do
   if [[ ! -x "${ASSETS}/${b}" ]]; then
-    echo "run-local: ${ASSETS}/${b} is missing; run 'make envtest-assets' first" >&2
+    echo "run-local: ${ASSETS}/${b} is missing; run 'make lifecycle-assets' first" >&2
     exit 1
   fi
 done

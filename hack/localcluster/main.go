@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -16,15 +17,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/cronjob-operator/cronjob-operator/test/cluster"
 )
 
 // options are the command-line flags of localcluster.
 type options struct {
-	assets      string        // directory with kube-apiserver, etcd and kubectl
+	assets      string        // directory with kube-apiserver, etcd, kubectl and cluster.Binaries
 	crds        string        // directory of CRD manifests installed at start
 	samples     string        // directory of objects created at start
 	manager     string        // manager binary
 	kubeconfig  string        // where the admin kubeconfig is written
+	logs        string        // where the components' logs are written
 	healthAddr  string        // manager's --health-probe-bind-address
 	stopTimeout time.Duration // how long the manager may take to stop after SIGTERM
 	managerArgs []string      // extra manager flags, after --
@@ -39,12 +43,14 @@ func parseFlags(args []string) options {
 	var o options
 	fs := flag.NewFlagSet("localcluster", flag.ExitOnError)
 	fs.StringVar(&o.assets, "assets", filepath.Join("bin", "k8s", "1.37.2-linux-"+runtime.GOARCH),
-		"directory with kube-apiserver, etcd and kubectl (KUBEBUILDER_ASSETS, if set, wins)")
+		"directory with kube-apiserver, etcd, kubectl, kube-controller-manager, kube-scheduler and kwok (KUBEBUILDER_ASSETS, if set, wins)")
 	fs.StringVar(&o.crds, "crds", filepath.Join("config", "crd", "bases"), "directory of CRDs to install")
 	fs.StringVar(&o.samples, "samples", filepath.Join("config", "samples"), "directory of objects to create")
 	fs.StringVar(&o.manager, "manager", filepath.Join("bin", "manager"), "manager binary to run")
 	fs.StringVar(&o.kubeconfig, "write-kubeconfig", filepath.Join("bin", "local", "kubeconfig"),
 		"file to write the admin kubeconfig to; removed at exit")
+	fs.StringVar(&o.logs, "logs", filepath.Join("bin", "local", "logs"),
+		"directory of the logs of kube-controller-manager, kube-scheduler and kwok; emptied at start")
 	fs.StringVar(&o.healthAddr, "health-probe-bind-address", ":8081", "passed to the manager; readiness is polled there")
 	fs.DurationVar(&o.stopTimeout, "stop-timeout", 15*time.Second, "time the manager gets to stop before SIGKILL")
 	fs.Usage = func() {
@@ -83,6 +89,24 @@ func run(o options) int {
 		return 1
 	}
 	defer removeFile(o.kubeconfig)
+	if err := os.RemoveAll(o.logs); err != nil {
+		logf("%v", err)
+		return 1
+	}
+	if err := os.MkdirAll(o.logs, 0o755); err != nil {
+		logf("%v", err)
+		return 1
+	}
+	logf("starting kube-controller-manager, kube-scheduler and kwok (a simulated node); logs in %s", o.logs)
+	start := time.Now()
+	nodes, err := cluster.Start(context.Background(), env, cluster.Options{Assets: assetsDir(o), Dir: o.logs, Log: logf})
+	if err != nil {
+		logf("%v", err)
+		return 1
+	}
+	// Before the control plane (deferred earlier, so it runs later): the components need it to stop cleanly.
+	defer nodes.Stop()
+	logf("node %s is Ready after %.1f s", cluster.NodeName, time.Since(start).Seconds())
 	if err := createSamples(cfg, o.samples); err != nil {
 		logf("%v", err)
 		return 1
@@ -92,12 +116,14 @@ func run(o options) int {
 		return 0
 	}
 
-	m, err := startManager(o.manager, managerArgs(o))
+	logf("starting %s %v", o.manager, managerArgs(o))
+	m, err := cluster.StartProcessTo("manager", o.manager, managerArgs(o), os.Stderr)
 	if err != nil {
 		logf("%v", err)
 		return 1
 	}
-	ready := waitReady(o.healthAddr, m.done)
+	ready := waitReady(o.healthAddr, m.Done())
+	failed := nodes.Exited()
 	for {
 		select {
 		case ok := <-ready:
@@ -106,15 +132,35 @@ func run(o options) int {
 				logf("manager not ready at %s/readyz yet; carrying on", o.healthAddr)
 			}
 			printBanner(o)
-		case <-m.done:
-			logf("manager exited: %v", m.exitErr())
-			return m.exitCode()
+		case <-m.Done():
+			if m.Err() == nil {
+				logf("manager exited: exit status 0")
+			} else {
+				logf("manager exited: %v", m.Err())
+			}
+			return m.ExitCode()
+		case err := <-failed:
+			logf("%v; stopping the manager", err)
+			m.Stop(o.stopTimeout, sigs)
+			return 1
 		case sig := <-sigs:
 			logf("received %s, stopping the manager", sig)
-			m.stop(o.stopTimeout, sigs)
+			if !m.Stop(o.stopTimeout, sigs) {
+				logf("the manager did not stop in time (or a second signal came): killed it")
+			} else {
+				logf("manager stopped")
+			}
 			return 0
 		}
 	}
+}
+
+// assetsDir is where the binaries are: KUBEBUILDER_ASSETS when set (envtest reads it too), else -assets.
+func assetsDir(o options) string {
+	if dir, ok := os.LookupEnv("KUBEBUILDER_ASSETS"); ok && dir != "" {
+		return dir
+	}
+	return o.assets
 }
 
 // managerArgs are the flags the manager is run with: the local kubeconfig, no leader election, no metrics.

@@ -40,8 +40,8 @@ func writeKubeconfig(env *envtest.Environment, path string) error {
 	return nil
 }
 
-// createSamples creates every object of the YAML or JSON files in dir, except kustomization.yaml and
-// CronJobRuns, in file name order. Objects without a namespace go to "default" (ignored for cluster-scoped kinds).
+// createSamples creates every object of the YAML or JSON files in dir, except kustomization.yaml, in file
+// name order. Objects without a namespace go to "default" (ignored for cluster-scoped kinds).
 func createSamples(cfg *rest.Config, dir string) error {
 	c, err := client.New(cfg, client.Options{})
 	if err != nil {
@@ -60,12 +60,6 @@ func createSamples(cfg *rest.Config, dir string) error {
 			return err
 		}
 		for _, obj := range objs {
-			if obj.GetKind() == "CronJobRun" {
-				// A manual run's Job never finishes here (no nodes): under the sample's Forbid it would hold
-				// off every scheduled run. `kubectl cjo run hello` makes one when wanted.
-				logf("skipped %s %s from %s", obj.GetKind(), obj.GetName(), file)
-				continue
-			}
 			if obj.GetNamespace() == "" {
 				obj.SetNamespace("default")
 			}

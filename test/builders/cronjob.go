@@ -173,6 +173,24 @@ func (w *CronJobWrapper) JobAnnotation(key, value string) *CronJobWrapper {
 	return w
 }
 
+// PodAnnotation sets an annotation of the Job template's Pod template, which each Job's Pods carry (the
+// simulated node of test/cluster reads cluster.RunForAnnotation and cluster.OutcomeAnnotation there).
+func (w *CronJobWrapper) PodAnnotation(key, value string) *CronJobWrapper {
+	t := &w.Spec.JobTemplate.Spec.Template
+	if t.Annotations == nil {
+		t.Annotations = map[string]string{}
+	}
+	t.Annotations[key] = value
+	return w
+}
+
+// JobTTLSecondsAfterFinished sets the Job template's ttlSecondsAfterFinished: the TTL-after-finished
+// controller deletes each Job that long after it finished.
+func (w *CronJobWrapper) JobTTLSecondsAfterFinished(seconds int32) *CronJobWrapper {
+	w.Spec.JobTemplate.Spec.TTLSecondsAfterFinished = &seconds
+	return w
+}
+
 // UID sets metadata.uid, for tests without an API server.
 func (w *CronJobWrapper) UID(uid types.UID) *CronJobWrapper {
 	w.ObjectMeta.UID = uid

@@ -91,6 +91,10 @@ func (f *Framework) Init() (*rest.Config, client.Client) {
 	return f.cfg, c
 }
 
+// Environment is the envtest environment Init started, for what runs beside it (test/cluster); nil before
+// Init.
+func (f *Framework) Environment() *envtest.Environment { return f.env }
+
 // Teardown stops the webhook server and the control plane. Managers must be stopped first.
 func (f *Framework) Teardown() {
 	if f.stopWebhook != nil {
