@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/common/expfmt"
 	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,7 +37,6 @@ const stateListTimeout = 10 * time.Second
 // and its extra labels.
 type stateFamily struct {
 	name, help string
-	extra      []string
 	// labels are namespace, cronjob and extra in the order a sample writes them: sorted by name, as
 	// client_golang writes them.
 	labels []labelRef
@@ -50,7 +50,7 @@ type labelRef struct {
 
 // family makes a stateFamily with its labels in writing order.
 func family(name, help string, extra ...string) stateFamily {
-	f := stateFamily{name: name, help: help, extra: extra, labels: []labelRef{{"namespace", 0}, {"cronjob", 1}}}
+	f := stateFamily{name: name, help: help, labels: []labelRef{{"namespace", 0}, {"cronjob", 1}}}
 	for j, l := range extra {
 		f.labels = append(f.labels, labelRef{l, 2 + j})
 	}
@@ -157,7 +157,7 @@ func (s *stateMetrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
 	var out io.Writer = w
 	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		w.Header().Set("Content-Encoding", "gzip")
