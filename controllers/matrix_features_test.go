@@ -111,6 +111,16 @@ func TestMatrixEnqueue(t *testing.T) {
 			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evQueuedExpired},
 				StatusWrites: 1, Ready: scheduled, Requeue: 49*time.Minute + pad},
 		},
+		"the 10:00 run queued with a 10 min deadline: the controller wakes when it expires, at 10:10": {
+			cronJob: busy().StartingDeadlineSeconds(600), jobs: jobsOf(runningJob(priorHour)), now: isTime,
+			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
+				Events: []string{evQueued}, StatusWrites: 1, Ready: scheduled, Requeue: 10*time.Minute - 5*time.Second + pad},
+		},
+		"queued 10:00 with a 10 min deadline, the Job still running at 10:05: woken at 10:10, not at 11:00": {
+			cronJob: busy().StartingDeadlineSeconds(600).Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(10, 5),
+			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
+				StatusWrites: 1, Ready: scheduled, Requeue: 5*time.Minute + pad},
+		},
 		"queue full (maxQueuedRuns 1): the 11:00 run is not queued": {
 			cronJob: busy().MaxQueuedRuns(1).Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(11, 0).Add(5 * time.Second),
 			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},

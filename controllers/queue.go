@@ -106,6 +106,17 @@ func (s *syncer) enqueue(scheduled time.Time, loc *time.Location) {
 		scheduled.In(loc).Format(time.RFC3339), len(s.cj.Status.Active), maxActive(s.cj))
 }
 
+// queueExpiry is the instant after which the oldest queued run (status.queued is oldest first) is past
+// startingDeadlineSeconds (its scheduled time plus the deadline; see pastDeadline); ok is false for an
+// empty queue or no deadline.
+func queueExpiry(queued []cronjobv1.QueuedRun, deadlineSeconds *int64) (time.Time, bool) {
+	deadline, ok := startingDeadline(deadlineSeconds)
+	if !ok || len(queued) == 0 {
+		return time.Time{}, false
+	}
+	return queued[0].ScheduledTime.Add(deadline), true
+}
+
 // pastDeadline reports whether a run scheduled at `scheduled` is more than deadlineSeconds late at now; a
 // run exactly at its deadline is not (as planRun). No deadline, or one longer than time.Duration holds,
 // is never past.

@@ -123,6 +123,7 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 				s.r.Metrics.runsMissed(MissedPastDeadline, 1)
 			}
 		}
+		s.wakeForQueue(&result)
 		s.setReadyAfterRun(failure)
 		return result, nil
 	}
@@ -156,11 +157,25 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	if runFailure != "" {
 		failure = runFailure
 	}
+	s.wakeForQueue(&result)
 	s.setReadyAfterRun(failure)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
 	return result, nil
+}
+
+// wakeForQueue has the reconcile requeued when the oldest queued run expires (queueExpiry), if that comes
+// before the requeue it asks for already, so the run leaves status.queued (QueuedRunExpired) then and not
+// at the next scheduled time.
+func (s *syncer) wakeForQueue(result *ctrl.Result) {
+	exp, ok := queueExpiry(s.cj.Status.Queued, s.cj.Spec.StartingDeadlineSeconds)
+	if !ok {
+		return
+	}
+	if d, _ := requeueAfter(exp, s.now); result.RequeueAfter == 0 || d < result.RequeueAfter {
+		result.RequeueAfter = d
+	}
 }
 
 // setReadyAfterRun sets the Ready condition after the runs of a reconcile: False with ReasonFailedCreate
