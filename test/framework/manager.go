@@ -116,6 +116,12 @@ func (m *Manager) Stop() {
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "manager %s stopped with an error", m.name)
 }
 
+// Disconnect cuts the manager's connections to the API server, as a network partition or a frozen
+// process does: from then on none of its requests gets through, so it creates nothing and cannot renew a
+// Lease, but it keeps running until Stop or Kill. It may be called from an OnReconcile function, to cut a
+// manager off right after a reconcile did something. Disconnecting twice does nothing more.
+func (m *Manager) Disconnect() { m.network.cut() }
+
 // Kill stops the manager the way a crash or a killed pod does, as far as the API server can tell: it
 // cuts the manager's connections to the API server first, so no request of its shutdown (the release of
 // the Lease above all) gets through, then stops it and waits until it has stopped. A Lease it held stays

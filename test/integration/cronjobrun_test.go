@@ -142,31 +142,93 @@ var _ = Describe("Manual runs", func() {
 		})
 	})
 
-	When("a CronJobRun honours Forbid while a Job is active", func() {
-		It("should wait Pending, then start as soon as that Job finishes", func(ctx SpecContext) {
+	When("a CronJobRun honours a concurrency policy whose limit the active Job reaches", func() {
+		DescribeTable("should wait Pending with the policy's reason, then start as soon as that Job finishes",
+			func(ctx SpecContext, policy func(*builders.CronJobWrapper) *builders.CronJobWrapper, reason string) {
+				ns = newNamespace(ctx)
+				cj = policy(builders.MakeCronJob("sync", ns).Schedule("*/5 * * * *").LastScheduleTime(at("10:00:00"))).Obj()
+				Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+				clk = startController(ns, at("10:05:30"))
+				active := onlyJob(ctx, ns)
+
+				run := builders.MakeCronJobRun("later", ns, cj.Name).Obj()
+				Expect(k8sClient.Create(ctx, run)).To(Succeed())
+				Eventually(func(g Gomega) {
+					got := getRun(ctx, g, run)
+					g.Expect(got.Status.Phase).To(Equal(cronjobv1.RunPending))
+					g.Expect(runReady(got)).To(And(HaveField("Status", metav1.ConditionFalse), HaveField("Reason", reason)))
+				}).Should(Succeed())
+				Consistently(func(g Gomega) []batchv1.Job { return listJobs(ctx, g, ns) }).Should(HaveLen(1))
+
+				clk.SetTime(at("10:07:00"))
+				Expect(k8sClient.Status().Update(ctx, builders.FromJob(&active).StartedAt(at("10:05:30")).Succeeded(at("10:07:00")).Obj())).To(Succeed())
+				Eventually(func(g Gomega) {
+					got := getRun(ctx, g, run)
+					g.Expect(got.Status.Phase).To(Equal(cronjobv1.RunRunning))
+					g.Expect(got.Status.JobName).NotTo(BeEmpty())
+				}).Should(Succeed())
+				Expect(listJobs(ctx, Default, ns)).To(HaveLen(2))
+			},
+			Entry("Forbid", (*builders.CronJobWrapper).Forbid, "JobAlreadyActive"),
+			Entry("Enqueue (maxActiveJobs 1 by default)", (*builders.CronJobWrapper).Enqueue, "MaxActiveJobsReached"),
+			Entry("Allow with maxActiveJobs 1", func(w *builders.CronJobWrapper) *builders.CronJobWrapper { return w.MaxActiveJobs(1) },
+				"MaxActiveJobsReached"),
+		)
+	})
+
+	When("a CronJobRun runs a CronJob with concurrencyPolicy Replace while a Job is active", func() {
+		It("should delete the active Job and start its own in its place", func(ctx SpecContext) {
 			ns = newNamespace(ctx)
-			cj = builders.MakeCronJob("sync", ns).Schedule("*/5 * * * *").Forbid().LastScheduleTime(at("10:00:00")).Obj()
+			cj = builders.MakeCronJob("refresh", ns).Schedule("*/5 * * * *").Replace().LastScheduleTime(at("10:00:00")).Obj()
 			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
-			clk = startController(ns, at("10:05:30"))
-			active := onlyJob(ctx, ns)
+			startController(ns, at("10:05:30"))
+			old := onlyJob(ctx, ns)
+			Expect(old.Name).To(Equal(jobNameFor(cj, at("10:05:00"))))
 
-			run := builders.MakeCronJobRun("later", ns, cj.Name).Obj()
+			run := builders.MakeCronJobRun("now", ns, cj.Name).Obj()
 			Expect(k8sClient.Create(ctx, run)).To(Succeed())
-			Eventually(func(g Gomega) {
-				got := getRun(ctx, g, run)
-				g.Expect(got.Status.Phase).To(Equal(cronjobv1.RunPending))
-				g.Expect(runReady(got)).To(And(HaveField("Status", metav1.ConditionFalse), HaveField("Reason", "JobAlreadyActive")))
-			}).Should(Succeed())
-			Consistently(func(g Gomega) []batchv1.Job { return listJobs(ctx, g, ns) }).Should(HaveLen(1))
-
-			clk.SetTime(at("10:07:00"))
-			Expect(k8sClient.Status().Update(ctx, builders.FromJob(&active).StartedAt(at("10:05:30")).Succeeded(at("10:07:00")).Obj())).To(Succeed())
 			Eventually(func(g Gomega) {
 				got := getRun(ctx, g, run)
 				g.Expect(got.Status.Phase).To(Equal(cronjobv1.RunRunning))
 				g.Expect(got.Status.JobName).NotTo(BeEmpty())
 			}).Should(Succeed())
-			Expect(listJobs(ctx, Default, ns)).To(HaveLen(2))
+			manual := getRun(ctx, Default, run).Status.JobName
+			// envtest has no garbage collector: the deleted Job may linger with a deletionTimestamp.
+			Eventually(func(g Gomega) []string {
+				var live []string
+				for _, j := range listJobs(ctx, g, ns) {
+					if j.DeletionTimestamp == nil {
+						live = append(live, j.Name)
+					}
+				}
+				return live
+			}).Should(ConsistOf(manual))
+			Eventually(func(g Gomega) []string {
+				return activeNames(framework.GetCronJob(ctx, g, k8sClient, cj).Status.Active)
+			}).Should(ConsistOf(manual))
+		})
+	})
+
+	When("a CronJobRun says concurrencyPolicy Ignore and the CronJob forbids a second Job", func() {
+		It("should start its Job at once beside the active one", func(ctx SpecContext) {
+			ns = newNamespace(ctx)
+			cj = builders.MakeCronJob("urgent", ns).Schedule("*/5 * * * *").Forbid().LastScheduleTime(at("10:00:00")).Obj()
+			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+			startController(ns, at("10:05:30"))
+			active := onlyJob(ctx, ns)
+
+			run := builders.MakeCronJobRun("anyway", ns, cj.Name).IgnoreConcurrency().Obj()
+			Expect(k8sClient.Create(ctx, run)).To(Succeed())
+			Eventually(func(g Gomega) {
+				got := getRun(ctx, g, run)
+				g.Expect(got.Status.Phase).To(Equal(cronjobv1.RunRunning))
+				g.Expect(got.Status.JobName).NotTo(BeEmpty())
+			}).Should(Succeed())
+			manual := getRun(ctx, Default, run).Status.JobName
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(active.Name, manual))
+			Eventually(func(g Gomega) []string {
+				return activeNames(framework.GetCronJob(ctx, g, k8sClient, cj).Status.Active)
+			}).Should(ConsistOf(active.Name, manual))
 		})
 	})
 

@@ -1,6 +1,9 @@
 package integration
 
 import (
+	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -10,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
@@ -87,6 +91,36 @@ var _ = Describe("Runs on the team's terms", func() {
 		})
 	})
 
+	When("a queued run's startingDeadlineSeconds passes while the Job before it still runs", func() {
+		It("should wake at the deadline and drop the run from the queue with one QueuedRunExpired, starting nothing for it", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			cj := builders.MakeCronJob("expire", ns).Schedule("*/5 * * * *").Enqueue().StartingDeadlineSeconds(120).
+				LastScheduleTime(at("10:00:00")).Obj()
+			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+			clk := startController(ns, at("10:04:00"))
+			clk.AdvanceTo(at("10:05:01"))
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(jobNameFor(cj, at("10:05:00"))))
+			clk.AdvanceTo(at("10:10:01"))
+			Eventually(func(g Gomega) []time.Time {
+				return queuedTimes(framework.GetCronJob(ctx, g, k8sClient, cj).Status)
+			}).Should(Equal([]time.Time{at("10:10:00")}))
+
+			By("moving the clock to the deadline of the 10:10 run, 10:12, long before the next scheduled time")
+			clk.AdvanceTo(at("10:12:00").Add(requeuePad))
+			Eventually(func(g Gomega) []cronjobv1.QueuedRun { return framework.GetCronJob(ctx, g, k8sClient, cj).Status.Queued }).Should(BeEmpty())
+			Eventually(func(g Gomega) int { return eventOccurrences(ctx, g, cj)["Warning/QueuedRunExpired"] }).Should(Equal(1))
+
+			By("finishing the 10:05 Job: nothing starts for the expired run; 10:15 starts on time")
+			clk.SetTime(at("10:13:00"))
+			finishJob(ctx, cj, at("10:05:00"), at("10:13:00"))
+			Consistently(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(jobNameFor(cj, at("10:05:00"))))
+			clk.AdvanceTo(at("10:15:01"))
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(
+				jobNameFor(cj, at("10:05:00")), jobNameFor(cj, at("10:15:00"))))
+			Expect(eventOccurrences(ctx, Default, cj)["Warning/QueuedRunExpired"]).To(Equal(1), "reported once")
+		})
+	})
+
 	When("the manager restarts while runs are queued under Enqueue", func() {
 		It("should keep the queue in status and let the new manager start each queued run once", func(ctx SpecContext) {
 			ns := newNamespace(ctx)
@@ -131,6 +165,96 @@ var _ = Describe("Runs on the team's terms", func() {
 			Eventually(func(g Gomega) int {
 				return eventOccurrences(ctx, g, cj)["Warning/MissedRunsDropped"]
 			}).Should(Equal(1))
+		})
+	})
+
+	When("missedRunPolicy is All and the operator was down for a week, with maxCatchUpRuns 100", func() {
+		It("should start exactly the last 100 missed runs, oldest first, and report the older ones once", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
+			back := at("10:00:00").Add(-7 * 24 * time.Hour)
+			cj := builders.MakeCronJob("week", ns).Schedule("*/5 * * * *").CatchUp(100).LastScheduleTime(back).Obj()
+			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+			startController(ns, at("10:00:30"))
+
+			// 2,016 runs were missed (every 5 minutes for 7 days); the last 100 are 01:45 to 10:00.
+			var want []time.Time
+			for i := 99; i >= 0; i-- {
+				want = append(want, at("10:00:00").Add(-time.Duration(i)*5*time.Minute))
+			}
+			Eventually(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).WithTimeout(2 * framework.Timeout).Should(Equal(want))
+			Consistently(func() []time.Time { return oracle.ScheduledTimes(cj.UID) }).Should(Equal(want), "no run beyond the cap, none twice")
+			Eventually(func(g Gomega) *metav1.Time {
+				return framework.GetCronJob(ctx, g, k8sClient, cj).Status.LastScheduleTime
+			}).Should(BeComparableTo(metaTime(at("10:00:00"))))
+			Eventually(func(g Gomega) int { return eventOccurrences(ctx, g, cj)["Warning/MissedRunsDropped"] }).Should(Equal(1))
+		})
+	})
+
+	When("100 CronJobs share a schedule and jitterSeconds", func() {
+		It("should spread their starts over the window, each at the delay the controller's schedule math gives its UID", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			var cjs []*cronjobv1.CronJob
+			for i := range 100 {
+				cj := builders.MakeCronJob(fmt.Sprintf("spread-%03d", i), ns).Schedule("0 * * * *").JitterSeconds(600).
+					LastScheduleTime(at("10:00:00")).Obj()
+				Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+				cjs = append(cjs, cj)
+			}
+			outcomes := &framework.Outcomes{}
+			clk := framework.NewClock(at("10:30:00"))
+			DeferCleanup(fwk.StartManager(framework.ManagerOptions{Namespace: ns, Clock: clk, OnReconcile: outcomes.Record}).Stop)
+
+			By("publishing each start in status.nextScheduleTime, within [11:00, 11:10)")
+			starts := map[string]time.Time{}
+			for _, cj := range cjs {
+				next, _, err := controllers.NextScheduleTimes(cj, at("10:30:00"), 1)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(next).To(HaveLen(1))
+				start := next[0].Start.UTC()
+				Expect(start).To(And(BeTemporally(">=", at("11:00:00")), BeTemporally("<", at("11:10:00"))))
+				starts[cj.Name] = start
+				Eventually(func(g Gomega) *metav1.Time {
+					return framework.GetCronJob(ctx, g, k8sClient, cj).Status.NextScheduleTime
+				}).Should(BeComparableTo(metaTime(start)), "CronJob %s", cj.Name)
+			}
+			distinct := map[time.Time]bool{}
+			for _, t := range starts {
+				distinct[t] = true
+			}
+			Expect(len(distinct)).To(BeNumerically(">=", 80), "100 UIDs over 600 s should rarely share a second")
+			Expect(slices.MinFunc(slices.Collect(maps.Values(starts)), time.Time.Compare)).To(BeTemporally("<", at("11:02:00")))
+			Expect(slices.MaxFunc(slices.Collect(maps.Values(starts)), time.Time.Compare)).To(BeTemporally(">=", at("11:08:00")))
+			// Every CronJob has reconciled and asked for its wakeup once the reconciles stop coming.
+			total := func() int {
+				n := 0
+				for _, cj := range cjs {
+					n += len(outcomes.Of(client.ObjectKeyFromObject(cj)))
+				}
+				return n
+			}
+			Eventually(func(g Gomega) {
+				before := total()
+				g.Expect(before).To(BeNumerically(">=", 100))
+				g.Consistently(total).WithTimeout(500 * time.Millisecond).Should(Equal(before))
+			}).Should(Succeed())
+
+			By("moving the clock to 11:05: exactly the CronJobs whose start has come have a Job")
+			var early, all []string
+			for _, cj := range cjs {
+				if starts[cj.Name].Before(at("11:05:00")) {
+					early = append(early, jobNameFor(cj, at("11:00:00")))
+				}
+				all = append(all, jobNameFor(cj, at("11:00:00")))
+			}
+			clk.SetTime(at("11:05:00"))
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(early))
+			Consistently(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(early),
+				"no run starts before its delayed start")
+
+			By("moving it to 11:10: every CronJob has its 11:00 run, named for the scheduled time")
+			clk.SetTime(at("11:10:00"))
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(all))
 		})
 	})
 
