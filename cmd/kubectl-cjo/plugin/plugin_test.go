@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
@@ -218,5 +219,43 @@ func TestNext(t *testing.T) {
 	_, _, err := execute(t, newClient(interceptor.Funcs{}, builders.MakeCronJob("bad", "team-a").Schedule("every hour").Obj()), "next", "bad")
 	if err == nil || !strings.Contains(err.Error(), "is not a valid cron schedule") {
 		t.Errorf("next of a bad schedule: error %v, want the controller's message", err)
+	}
+}
+
+// TestNextWithJitter: with spec.jitterSeconds, next prints each scheduled time (the first field, for
+// scripts) and, after a tab, when the run starts: the scheduled time plus the delay the controller gives
+// this CronJob's UID, which it also publishes in status.nextScheduleTime.
+func TestNextWithJitter(t *testing.T) {
+	cj := builders.MakeCronJob("spread", "team-a").Schedule("0 * * * *").JitterSeconds(600).UID("6a1f3c2e-0d4b-4e8f-9a57-2b1c0e9d7f31").
+		CreationTimestamp(now.Add(-time.Hour)).Obj()
+	want, _, err := controllers.NextScheduleTimes(cj, now, 3)
+	if err != nil || len(want) != 3 {
+		t.Fatalf("NextScheduleTimes: %v, %d runs", err, len(want))
+	}
+	out, _, err := execute(t, newClient(interceptor.Funcs{}, cj), "next", "spread", "-c", "3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("output:\n%s\nwant 3 lines", out)
+	}
+	delays := map[time.Duration]bool{}
+	for i, line := range lines {
+		scheduled, start, ok := strings.Cut(line, "\tstarts ")
+		if !ok {
+			t.Fatalf("line %q: want \"<scheduled>\\tstarts <start>\"", line)
+		}
+		if scheduled != want[i].Scheduled.Format(time.RFC3339) || start != want[i].Start.Format(time.RFC3339) {
+			t.Errorf("line %d: %q, want the controller's %s starting %s", i, line, want[i].Scheduled.Format(time.RFC3339), want[i].Start.Format(time.RFC3339))
+		}
+		if d := want[i].Start.Sub(want[i].Scheduled); d < 0 || d >= 600*time.Second {
+			t.Errorf("line %d: delay %v, want within [0, 600 s)", i, d)
+		} else {
+			delays[d] = true
+		}
+	}
+	if len(delays) < 2 {
+		t.Errorf("delays %v: the delay depends on the slot, so three slots should not all share one", delays)
 	}
 }
