@@ -121,6 +121,15 @@ func TestMatrixEnqueue(t *testing.T) {
 			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
 				StatusWrites: 1, Ready: scheduled, Requeue: 5*time.Minute + pad},
 		},
+		"Europe/Berlin, 02:30 daily, the 28 March Job still running at the spring-forward jump: the missing 02:30 is queued for the jump": {
+			cronJob: hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin").Enqueue().LastScheduleTime(mustTime("2026-03-28T01:30:00Z")).
+				Active(runningJob(mustTime("2026-03-28T01:30:00Z"))),
+			jobs: jobsOf(runningJob(mustTime("2026-03-28T01:30:00Z"))), now: mustTime("2026-03-29T01:00:05Z"),
+			want: outcome{Active: []string{name(mustTime("2026-03-28T01:30:00Z"))}, LastSchedule: timePtr(mustTime("2026-03-28T01:30:00Z")),
+				Queued: []time.Time{mustTime("2026-03-29T01:00:00Z")}, Events: []string{evQueued}, StatusWrites: 1, Ready: scheduled,
+				Requeue: 23*time.Hour + 29*time.Minute + 55*time.Second + pad},
+			wantNext: timePtr(mustTime("2026-03-30T00:30:00Z")),
+		},
 		"queue full (maxQueuedRuns 1): the 11:00 run is not queued": {
 			cronJob: busy().MaxQueuedRuns(1).Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(11, 0).Add(5 * time.Second),
 			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
@@ -190,6 +199,14 @@ func TestMatrixJitter(t *testing.T) {
 	if d10 < time.Second || d10 > 599*time.Second || d10 == d11 {
 		t.Fatalf("delays %v and %v: the cases below need one of at least a second, under 600 s, and another for 11:00", d10, d11)
 	}
+	// 29 March 2026 in Europe/Berlin has no 02:30: the run is at the jump, 03:00 CEST (01:00Z); the next,
+	// on 30 March, at 02:30 CEST (00:30Z).
+	berlinDay28, jump, day30 := mustTime("2026-03-28T01:30:00Z"), mustTime("2026-03-29T01:00:00Z"), mustTime("2026-03-30T00:30:00Z")
+	jumpDelay := jitterDelay("cj-uid", 600, jump, day30)
+	day30Delay := jitterDelay("cj-uid", 600, day30, mustTime("2026-03-31T00:30:00Z"))
+	if jumpDelay < time.Millisecond {
+		t.Fatalf("delay %v at the jump: the cases below need one of at least a millisecond", jumpDelay)
+	}
 	jittered := func() *builders.CronJobWrapper {
 		return hourly().JitterSeconds(600).LastScheduleTime(priorHour).NextScheduleTime(topOfTheHour.Add(d10))
 	}
@@ -204,6 +221,19 @@ func TestMatrixJitter(t *testing.T) {
 			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
 				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - d10 + d11 + pad},
 			wantNext: timePtr(topOfTheHour.Add(time.Hour + d11)),
+		},
+		"Europe/Berlin, 02:30 daily with jitter, the spring-forward night: the missing 02:30 runs at the jump plus its delay, named for the jump": {
+			cronJob: hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin").JitterSeconds(600).LastScheduleTime(berlinDay28),
+			now:     jump.Add(jumpDelay),
+			want: outcome{Created: []createdJob{newRunIn(jump, berlin(t))}, Active: []string{name(jump)}, LastSchedule: timePtr(jump),
+				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: day30.Add(day30Delay).Sub(jump.Add(jumpDelay)) + pad},
+			wantNext: timePtr(day30.Add(day30Delay)),
+		},
+		"the same night a millisecond before the jump plus its delay: nothing starts yet": {
+			cronJob:  hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin").JitterSeconds(600).LastScheduleTime(berlinDay28),
+			now:      jump.Add(jumpDelay - time.Millisecond),
+			want:     outcome{LastSchedule: timePtr(berlinDay28), StatusWrites: 1, Ready: scheduled, Requeue: time.Millisecond + pad},
+			wantNext: timePtr(jump.Add(jumpDelay)),
 		},
 		"a deadline shorter than the delay counts from 10:00: missed": {
 			cronJob: jittered().StartingDeadlineSeconds(int64(d10/time.Second) - 1), now: topOfTheHour.Add(d10),

@@ -29,6 +29,11 @@ func TestMatrixNeverFiresAndIrregular(t *testing.T) {
 			cronJob: hourly().Schedule("0 0 31 2 *"), now: isTime,
 			want: outcome{Events: []string{evNeverFires}, StatusWrites: 1, Ready: neverFires},
 		},
+		"edited to 31 February with a next time published before: status.nextScheduleTime is unset": {
+			cronJob: hourly().Schedule("0 0 31 2 *").LastScheduleTime(priorHour).NextScheduleTime(topOfTheHour), now: isTime,
+			want:          outcome{LastSchedule: timePtr(priorHour), Events: []string{evNeverFires}, StatusWrites: 1, Ready: neverFires},
+			wantNextUnset: true,
+		},
 		"31 February, second reconcile: no second warning, no status write, no requeue": {
 			cronJob: hourly().Schedule("0 0 31 2 *"), now: isTime, twice: true,
 			want: outcome{Ready: neverFires},
