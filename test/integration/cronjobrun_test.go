@@ -24,6 +24,20 @@ func getRun(ctx context.Context, g Gomega, run *cronjobv1.CronJobRun) *cronjobv1
 	return &got
 }
 
+// runningJobOf creates the CronJobRun, waits until it is Running, and returns the name of its Job.
+func runningJobOf(ctx context.Context, run *cronjobv1.CronJobRun) string {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, run)).To(Succeed())
+	var job string
+	Eventually(func(g Gomega) {
+		got := getRun(ctx, g, run)
+		g.Expect(got.Status.Phase).To(Equal(cronjobv1.RunRunning))
+		g.Expect(got.Status.JobName).NotTo(BeEmpty())
+		job = got.Status.JobName
+	}).Should(Succeed())
+	return job
+}
+
 // runReady is the run's Ready condition, or an empty one.
 func runReady(run *cronjobv1.CronJobRun) metav1.Condition {
 	if c := meta.FindStatusCondition(run.Status.Conditions, cronjobv1.ConditionReady); c != nil {
@@ -38,6 +52,17 @@ var _ = Describe("Manual runs", func() {
 		cj  *cronjobv1.CronJob
 		clk *framework.Clock
 	)
+
+	// withActiveJob creates a CronJob of */5 last scheduled at 10:00 with the policy applied, starts the
+	// controller at 10:05:30, and returns the Job of the 10:05 run, active.
+	withActiveJob := func(ctx SpecContext, name string, policy func(*builders.CronJobWrapper) *builders.CronJobWrapper) batchv1.Job {
+		GinkgoHelper()
+		ns = newNamespace(ctx)
+		cj = policy(builders.MakeCronJob(name, ns).Schedule("*/5 * * * *").LastScheduleTime(at("10:00:00"))).Obj()
+		Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+		clk = startController(ns, at("10:05:30"))
+		return onlyJob(ctx, ns)
+	}
 
 	When("a CronJobRun asks to run a CronJob now", func() {
 		BeforeEach(func(ctx SpecContext) {
@@ -145,11 +170,7 @@ var _ = Describe("Manual runs", func() {
 	When("a CronJobRun honours a concurrency policy whose limit the active Job reaches", func() {
 		DescribeTable("should wait Pending with the policy's reason, then start as soon as that Job finishes",
 			func(ctx SpecContext, policy func(*builders.CronJobWrapper) *builders.CronJobWrapper, reason string) {
-				ns = newNamespace(ctx)
-				cj = policy(builders.MakeCronJob("sync", ns).Schedule("*/5 * * * *").LastScheduleTime(at("10:00:00"))).Obj()
-				Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
-				clk = startController(ns, at("10:05:30"))
-				active := onlyJob(ctx, ns)
+				active := withActiveJob(ctx, "sync", policy)
 
 				run := builders.MakeCronJobRun("later", ns, cj.Name).Obj()
 				Expect(k8sClient.Create(ctx, run)).To(Succeed())
@@ -178,21 +199,10 @@ var _ = Describe("Manual runs", func() {
 
 	When("a CronJobRun runs a CronJob with concurrencyPolicy Replace while a Job is active", func() {
 		It("should delete the active Job and start its own in its place", func(ctx SpecContext) {
-			ns = newNamespace(ctx)
-			cj = builders.MakeCronJob("refresh", ns).Schedule("*/5 * * * *").Replace().LastScheduleTime(at("10:00:00")).Obj()
-			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
-			startController(ns, at("10:05:30"))
-			old := onlyJob(ctx, ns)
+			old := withActiveJob(ctx, "refresh", (*builders.CronJobWrapper).Replace)
 			Expect(old.Name).To(Equal(jobNameFor(cj, at("10:05:00"))))
 
-			run := builders.MakeCronJobRun("now", ns, cj.Name).Obj()
-			Expect(k8sClient.Create(ctx, run)).To(Succeed())
-			Eventually(func(g Gomega) {
-				got := getRun(ctx, g, run)
-				g.Expect(got.Status.Phase).To(Equal(cronjobv1.RunRunning))
-				g.Expect(got.Status.JobName).NotTo(BeEmpty())
-			}).Should(Succeed())
-			manual := getRun(ctx, Default, run).Status.JobName
+			manual := runningJobOf(ctx, builders.MakeCronJobRun("now", ns, cj.Name).Obj())
 			// envtest has no garbage collector: the deleted Job may linger with a deletionTimestamp.
 			Eventually(func(g Gomega) []string {
 				var live []string
@@ -211,20 +221,9 @@ var _ = Describe("Manual runs", func() {
 
 	When("a CronJobRun says concurrencyPolicy Ignore and the CronJob forbids a second Job", func() {
 		It("should start its Job at once beside the active one", func(ctx SpecContext) {
-			ns = newNamespace(ctx)
-			cj = builders.MakeCronJob("urgent", ns).Schedule("*/5 * * * *").Forbid().LastScheduleTime(at("10:00:00")).Obj()
-			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
-			startController(ns, at("10:05:30"))
-			active := onlyJob(ctx, ns)
+			active := withActiveJob(ctx, "urgent", (*builders.CronJobWrapper).Forbid)
 
-			run := builders.MakeCronJobRun("anyway", ns, cj.Name).IgnoreConcurrency().Obj()
-			Expect(k8sClient.Create(ctx, run)).To(Succeed())
-			Eventually(func(g Gomega) {
-				got := getRun(ctx, g, run)
-				g.Expect(got.Status.Phase).To(Equal(cronjobv1.RunRunning))
-				g.Expect(got.Status.JobName).NotTo(BeEmpty())
-			}).Should(Succeed())
-			manual := getRun(ctx, Default, run).Status.JobName
+			manual := runningJobOf(ctx, builders.MakeCronJobRun("anyway", ns, cj.Name).IgnoreConcurrency().Obj())
 			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(active.Name, manual))
 			Eventually(func(g Gomega) []string {
 				return activeNames(framework.GetCronJob(ctx, g, k8sClient, cj).Status.Active)

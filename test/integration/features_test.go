@@ -44,6 +44,19 @@ func finishJob(ctx SpecContext, cj *cronjobv1.CronJob, run, done time.Time) {
 	Expect(k8sClient.Status().Update(ctx, builders.FromJob(&job).StartedAt(run).Succeeded(done).Obj())).To(Succeed())
 }
 
+// startThenQueue moves the clock of an Enqueue CronJob of */5 last scheduled at 10:00 (the controller
+// woken at 10:04) to just past 10:05, where the 10:05 run starts, and then just past 10:10, where the
+// 10:10 run is queued behind the running 10:05 Job.
+func startThenQueue(ctx SpecContext, clk *framework.Clock, cj *cronjobv1.CronJob) {
+	GinkgoHelper()
+	clk.AdvanceTo(at("10:05:01"))
+	Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, cj.Namespace)) }).Should(ConsistOf(jobNameFor(cj, at("10:05:00"))))
+	clk.AdvanceTo(at("10:10:01"))
+	Eventually(func(g Gomega) []time.Time {
+		return queuedTimes(framework.GetCronJob(ctx, g, k8sClient, cj).Status)
+	}).Should(Equal([]time.Time{at("10:10:00")}))
+}
+
 var _ = Describe("Runs on the team's terms", func() {
 	When("concurrencyPolicy is Enqueue and a Job runs past the next scheduled times", func() {
 		It("should queue the due runs in status and start them one by one, oldest first, as Jobs finish", func(ctx SpecContext) {
@@ -98,12 +111,7 @@ var _ = Describe("Runs on the team's terms", func() {
 				LastScheduleTime(at("10:00:00")).Obj()
 			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
 			clk := startController(ns, at("10:04:00"))
-			clk.AdvanceTo(at("10:05:01"))
-			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(jobNameFor(cj, at("10:05:00"))))
-			clk.AdvanceTo(at("10:10:01"))
-			Eventually(func(g Gomega) []time.Time {
-				return queuedTimes(framework.GetCronJob(ctx, g, k8sClient, cj).Status)
-			}).Should(Equal([]time.Time{at("10:10:00")}))
+			startThenQueue(ctx, clk, cj)
 
 			By("moving the clock to the deadline of the 10:10 run, 10:12, long before the next scheduled time")
 			clk.AdvanceTo(at("10:12:00").Add(requeuePad))
@@ -127,12 +135,7 @@ var _ = Describe("Runs on the team's terms", func() {
 			cj := builders.MakeCronJob("requeue", ns).Schedule("*/5 * * * *").Enqueue().LastScheduleTime(at("10:00:00")).Obj()
 			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
 			clk, stop := startStoppableController(ns, at("10:04:00"))
-			clk.AdvanceTo(at("10:05:01"))
-			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(jobNameFor(cj, at("10:05:00"))))
-			clk.AdvanceTo(at("10:10:01"))
-			Eventually(func(g Gomega) []time.Time {
-				return queuedTimes(framework.GetCronJob(ctx, g, k8sClient, cj).Status)
-			}).Should(Equal([]time.Time{at("10:10:00")}))
+			startThenQueue(ctx, clk, cj)
 
 			By("stopping the manager, finishing the 10:05 Job while it is down, and starting a new manager")
 			stop()
