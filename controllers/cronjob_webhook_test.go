@@ -43,6 +43,10 @@ func TestAdmissionValidate(t *testing.T) {
 		"jitter longer than the shortest of irregular intervals (:59 to :01)": {
 			schedule: "1-59/29 * * * *", jitter: 200, wantField: "spec.jitterSeconds", wantMessage: "2m0s",
 		},
+		"jitter on 31 February (no two runs to compare it with): admitted, warned only that it never runs": {
+			schedule: "0 0 31 2 *", jitter: 600, wantWarning: "never run",
+		},
+		"jitter on a schedule that runs once a year": {schedule: "0 0 1 1 *", jitter: 3600},
 		"update changing only the jitter is checked": {
 			schedule: "0 * * * *", jitter: 3600, old: hourly().Obj(), wantField: "spec.jitterSeconds", wantMessage: "set it below 3600",
 		},

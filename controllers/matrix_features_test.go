@@ -130,6 +130,12 @@ func TestMatrixEnqueue(t *testing.T) {
 				Requeue: 23*time.Hour + 29*time.Minute + 55*time.Second + pad},
 			wantNext: timePtr(mustTime("2026-03-30T00:30:00Z")),
 		},
+		"queued 10:00 with a 10 min deadline, the Job finished, exactly 10:10: at its deadline, not past it, it starts": {
+			cronJob: busy().StartingDeadlineSeconds(600).Queued(topOfTheHour), jobs: jobsOf(doneJob(priorHour)), now: hm(10, 10),
+			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
+				LastSuccessful: timePtr(priorHour.Add(time.Minute)), Events: []string{evSawCompleted, evCreated}, StatusWrites: 1,
+				Ready: scheduled, Requeue: 50*time.Minute + pad},
+		},
 		"queue full (maxQueuedRuns 1): the 11:00 run is not queued": {
 			cronJob: busy().MaxQueuedRuns(1).Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(11, 0).Add(5 * time.Second),
 			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
