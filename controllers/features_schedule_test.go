@@ -78,6 +78,18 @@ func TestOldestCatchUp(t *testing.T) {
 			// 16 times since the Monday before (5 days × 3, and Monday 06:30); the last 4 go back to Friday 06:30.
 			wantOldest: hm(6, 30).AddDate(0, 0, -3), wantDropped: 12, maxCalls: 400,
 		},
+		"@every 1h, since 05:00 (anchored at 00:00), limit 3: the first unmet time counts from since": {
+			schedule: "@every 1h", anchor: hm(0, 0), since: hm(5, 0), newest: topOfTheHour, limit: 3,
+			wantOldest: hm(8, 0), wantDropped: 2, maxCalls: 0,
+		},
+		"@every 1h, exactly one missed": {
+			schedule: "@every 1h", anchor: hm(0, 0), since: hm(9, 0), newest: topOfTheHour, limit: 3,
+			wantOldest: topOfTheHour, wantDropped: 0, maxCalls: 0,
+		},
+		"@every 1m, a year down, limit 100: more than 100 dropped": {
+			schedule: "@every 1m", anchor: topOfTheHour.AddDate(-1, 0, 0), since: topOfTheHour.AddDate(-1, 0, 0), newest: topOfTheHour, limit: 100,
+			wantOldest: topOfTheHour.Add(-99 * time.Minute), wantDropped: maxMissedTimes + 1, maxCalls: 0,
+		},
 		"@every 90m, anchored at creation, a day down, limit 5": {
 			schedule: "@every 90m", anchor: hm(0, 0), since: hm(0, 0), newest: hm(0, 0).Add(16 * 90 * time.Minute), limit: 5,
 			wantOldest: hm(0, 0).Add(12 * 90 * time.Minute), wantDropped: 11, maxCalls: 0,
