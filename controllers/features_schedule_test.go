@@ -134,3 +134,13 @@ func TestShortestInterval(t *testing.T) {
 		}
 	}
 }
+
+// TestDroppedCount: the MissedRunsDropped event says how many runs were dropped, exactly up to
+// maxMissedTimes, and "More than" beyond, where the count stops.
+func TestDroppedCount(t *testing.T) {
+	for n, want := range map[int]string{1: "1", maxMissedTimes: "100", maxMissedTimes + 1: "More than 100"} {
+		if got := droppedCount(n); got != want {
+			t.Errorf("droppedCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -136,6 +136,11 @@ func TestMatrixEnqueue(t *testing.T) {
 				LastSuccessful: timePtr(priorHour.Add(time.Minute)), Events: []string{evSawCompleted, evCreated}, StatusWrites: 1,
 				Ready: scheduled, Requeue: 50*time.Minute + pad},
 		},
+		"the 10:00 run queued with a 2 h deadline: woken for the 11:00 run, before the queued one expires": {
+			cronJob: busy().StartingDeadlineSeconds(7200), jobs: jobsOf(runningJob(priorHour)), now: isTime,
+			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
+				Events: []string{evQueued}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+		},
 		"queue full (maxQueuedRuns 1): the 11:00 run is not queued": {
 			cronJob: busy().MaxQueuedRuns(1).Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(11, 0).Add(5 * time.Second),
 			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
