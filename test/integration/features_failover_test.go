@@ -20,10 +20,9 @@ import (
 // cutOff is the OnReconcile function of a leader that is cut off from the API server (Disconnect) right
 // after the first reconcile whose outcome matches, once armed: the leader then neither creates anything
 // more nor renews its Lease, as if its node had vanished, and a follower takes over once the Lease
-// expires. Arm it only after the manager is set.
+// expires. It is armed once its manager is set.
 type cutOff struct {
 	manager atomic.Pointer[framework.Manager]
-	armed   atomic.Bool
 	fired   atomic.Bool
 	match   func(controllers.Outcome) bool
 	done    chan struct{}
@@ -34,10 +33,11 @@ func newCutOff(match func(controllers.Outcome) bool) *cutOff {
 }
 
 func (c *cutOff) record(_ types.NamespacedName, out controllers.Outcome) {
-	if !c.armed.Load() || !c.match(out) || c.fired.Swap(true) {
+	m := c.manager.Load()
+	if m == nil || !c.match(out) || c.fired.Swap(true) {
 		return
 	}
-	c.manager.Load().Disconnect()
+	m.Disconnect()
 	close(c.done)
 }
 
@@ -56,7 +56,6 @@ func startPair(ns string, clk *framework.Clock, cut *cutOff) (leader, follower *
 	follower = fwk.StartManager(framework.ManagerOptions{Name: "manager-2", Namespace: ns, Clock: clk.Share(), LeaderElection: le})
 	DeferCleanup(follower.Stop)
 	cut.manager.Store(leader)
-	cut.armed.Store(true)
 	return leader, follower, leaderClock
 }
 
