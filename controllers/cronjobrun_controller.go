@@ -95,14 +95,13 @@ type runSyncer struct {
 // sync dispatches on where the run is in its life: it has a Job (follow it), it was rejected (prune it
 // once its TTL passes), or it waits to start (start it).
 func (s *runSyncer) sync(ctx context.Context) (ctrl.Result, error) {
-	switch {
-	case s.run.Status.JobName != "":
+	if s.run.Status.JobName != "" {
 		return s.follow(ctx)
-	case s.run.Status.Phase == cronjobv1.RunRejected:
-		return s.pruneAfterTTL(ctx)
-	default:
-		return s.start(ctx)
 	}
+	if s.run.Status.Phase == cronjobv1.RunRejected {
+		return s.pruneAfterTTL(ctx)
+	}
+	return s.start(ctx)
 }
 
 // follow brings the run's phase in line with its Job, and deletes the run when the Job is gone: a run
@@ -138,10 +137,10 @@ func (s *runSyncer) getRunJob(ctx context.Context) (*batchv1.Job, error) {
 		// The cache may not have seen a Job created a moment ago: ask the API server.
 		err = s.r.APIReader.Get(ctx, key, job)
 	}
-	switch {
-	case apierrors.IsNotFound(err):
+	if apierrors.IsNotFound(err) {
 		return nil, nil
-	case err != nil:
+	}
+	if err != nil {
 		return nil, fmt.Errorf("getting job %s: %w", key.Name, err)
 	}
 	if uid := ownedJobUID(s.run); uid != "" && uid != job.UID {

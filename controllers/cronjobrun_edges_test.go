@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -154,5 +155,23 @@ func TestCronJobRunAdoptingAFinishedJobAppliesItsTTL(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{name(priorHour)}, f.jobNames(t)); diff != "" {
 		t.Errorf("Jobs (-want,+got): the run's Job stays, it is the scheduled run's:\n%s", diff)
+	}
+}
+
+func TestCronJobRunKeepsOwnersOfOtherKinds(t *testing.T) {
+	// A tool that creates CronJobRuns may own them, here with a Job of another API group (Volcano's) and a
+	// batch/v1 object of another kind: the controller adds the reference to the run's batch/v1 Job beside
+	// theirs, so the run still goes when either owner goes.
+	run := manualRun().Owner("batch.volcano.sh/v1alpha1", "Job", "launcher", "uid-launcher").Owner("batch/v1", "CronJob", "legacy", "uid-legacy")
+	f := newRunFixture(t, isTime, interceptor.Funcs{}, hourly().Obj(), run.Obj())
+	f.mustReconcileRun(t, "manual")
+	job := f.job(t, manualJob)
+	want := []metav1.OwnerReference{
+		{APIVersion: "batch.volcano.sh/v1alpha1", Kind: "Job", Name: "launcher", UID: "uid-launcher"},
+		{APIVersion: "batch/v1", Kind: "CronJob", Name: "legacy", UID: "uid-legacy"},
+		{APIVersion: "batch/v1", Kind: "Job", Name: manualJob, UID: job.UID},
+	}
+	if diff := cmp.Diff(want, f.run(t, "manual").OwnerReferences); diff != "" {
+		t.Errorf("CronJobRun owner references (-want,+got):\n%s", diff)
 	}
 }

@@ -25,14 +25,15 @@ import (
 func (s *runSyncer) start(ctx context.Context) (ctrl.Result, error) {
 	cj := &cronjobv1.CronJob{}
 	err := s.r.Client.Get(ctx, client.ObjectKey{Namespace: s.run.Namespace, Name: s.run.Spec.CronJobName}, cj)
-	switch {
-	case apierrors.IsNotFound(err):
+	if apierrors.IsNotFound(err) {
 		s.reject(ReasonCronJobNotFound, "CronJob %s does not exist in namespace %s: create it (or correct spec.cronJobName), then create another CronJobRun",
 			s.run.Spec.CronJobName, s.run.Namespace)
 		return s.pruneAfterTTL(ctx)
-	case err != nil:
+	}
+	if err != nil {
 		return ctrl.Result{}, fmt.Errorf("getting CronJob %s: %w", s.run.Spec.CronJobName, err)
-	case cj.DeletionTimestamp != nil:
+	}
+	if cj.DeletionTimestamp != nil {
 		s.reject(ReasonCronJobDeleting, "CronJob %s is being deleted: no run of it starts", cj.Name)
 		return s.pruneAfterTTL(ctx)
 	}
@@ -42,12 +43,12 @@ func (s *runSyncer) start(ctx context.Context) (ctrl.Result, error) {
 	}
 	existing := &batchv1.Job{}
 	err = s.r.Client.Get(ctx, client.ObjectKey{Namespace: s.run.Namespace, Name: name}, existing)
-	switch {
-	case err == nil:
+	if err == nil {
 		// Adopted before the concurrency policy applies, so that a run's own Job (its create succeeded, the
 		// status write was lost) does not count against it.
 		return s.adopt(ctx, cj, existing, scheduled)
-	case !apierrors.IsNotFound(err):
+	}
+	if !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("getting job %s: %w", name, err)
 	}
 	if s.run.Spec.ConcurrencyPolicy != cronjobv1.RunIgnoreConcurrency {
@@ -136,17 +137,18 @@ func (s *runSyncer) create(ctx context.Context, cj *cronjobv1.CronJob, name stri
 	job.Labels[cronjobv1.TriggerLabel] = cronjobv1.TriggerManual
 	job.Annotations[cronjobv1.CronJobRunAnnotation] = s.run.Name
 	err := s.r.Client.Create(ctx, job)
-	switch {
-	case apierrors.IsAlreadyExists(err):
+	if apierrors.IsAlreadyExists(err) {
 		existing := &batchv1.Job{}
 		if err := s.r.APIReader.Get(ctx, client.ObjectKeyFromObject(job), existing); err != nil {
 			return ctrl.Result{}, fmt.Errorf("getting existing job %s: %w", job.Name, err)
 		}
 		return s.adopt(ctx, cj, existing, scheduled)
-	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+	}
+	if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
 		ctrl.LoggerFrom(ctx).V(1).Info("Namespace is terminating, not creating Job", "job", klog.KObj(job))
 		return ctrl.Result{}, nil
-	case err != nil:
+	}
+	if err != nil {
 		s.r.Metrics.jobCreateFailed()
 		s.event(corev1.EventTypeWarning, ReasonFailedCreate, "Create", "Error creating job: %v", err)
 		return ctrl.Result{}, fmt.Errorf("creating job %s: %w", job.Name, err)

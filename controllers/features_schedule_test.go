@@ -78,6 +78,12 @@ func TestOldestCatchUp(t *testing.T) {
 			// 16 times since the Monday before (5 days × 3, and Monday 06:30); the last 4 go back to Friday 06:30.
 			wantOldest: hm(6, 30).AddDate(0, 0, -3), wantDropped: 12, maxCalls: 400,
 		},
+		"four times in the window found last, twice the limit of 2: the last 2 of them": {
+			// The windows (09:59, 10:00], (09:58, 10:00] and (09:56, 10:00] hold only 10:00; (09:52, 10:00]
+			// holds 09:53, 09:54, 09:55 and 10:00.
+			schedule: "0,53-55 * * * *", anchor: hm(9, 30), since: hm(9, 30), newest: topOfTheHour, limit: 2,
+			wantOldest: hm(9, 55), wantDropped: 2, maxCalls: 60,
+		},
 		"@every 1h, since 05:00 (anchored at 00:00), limit 3: the first unmet time counts from since": {
 			schedule: "@every 1h", anchor: hm(0, 0), since: hm(5, 0), newest: topOfTheHour, limit: 3,
 			wantOldest: hm(8, 0), wantDropped: 2, maxCalls: 0,

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/google/go-cmp/cmp"
 	"github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -20,16 +21,21 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
+	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
+	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -322,3 +328,53 @@ func (s *recordingWebhookServer) Start(ctx context.Context) error {
 func (s *recordingWebhookServer) StartedChecker() healthz.Checker { return healthz.Ping }
 
 func (s *recordingWebhookServer) WebhookMux() *http.ServeMux { return &s.mux }
+
+func TestControllerQueueDefersRecordsBehindEveryReconcile(t *testing.T) {
+	req := func(n string) reconcile.Request {
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: testNamespace, Name: n}}
+	}
+	var c controllerQueue
+	// Before the controller has started there is no queue: nothing is queued, and nothing panics.
+	c.Add(req("early"))
+	c.AddLast(req("early"))
+	if n := c.Len(); n != 0 {
+		t.Fatalf("Len before the controller started = %d, want 0", n)
+	}
+
+	// The priority queue of a manager on the real clock: a deferred record (AddLast) comes out after the
+	// CronJobs queued after it, also after those of the initial list (handler.LowPriority).
+	pq := workqueue.TypedRateLimitingInterface[reconcile.Request](priorityqueue.New[reconcile.Request]("test"))
+	t.Cleanup(pq.ShutDown)
+	c.q.Store(&pq)
+	c.AddLast(req("record"))
+	c.Add(req("event"))
+	pq.(priorityqueue.PriorityQueue[reconcile.Request]).AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(handler.LowPriority)}, req("initial-list"))
+	if n := c.Len(); n != 3 {
+		t.Fatalf("Len = %d, want 3", n)
+	}
+	var order []string
+	for range 3 {
+		r, _ := pq.Get()
+		order = append(order, r.Name)
+		pq.Done(r)
+	}
+	if diff := cmp.Diff([]string{"event", "initial-list", "record"}, order); diff != "" {
+		t.Errorf("order out of the priority queue (-want,+got):\n%s", diff)
+	}
+
+	// A FIFO queue (a fake clock): AddLast appends.
+	fifo := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
+	t.Cleanup(fifo.ShutDown)
+	c.q.Store(&fifo)
+	c.AddLast(req("record"))
+	c.Add(req("event"))
+	order = nil
+	for range 2 {
+		r, _ := fifo.Get()
+		order = append(order, r.Name)
+		fifo.Done(r)
+	}
+	if diff := cmp.Diff([]string{"record", "event"}, order); diff != "" {
+		t.Errorf("order out of the FIFO queue (-want,+got):\n%s", diff)
+	}
+}

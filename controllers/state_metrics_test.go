@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,7 +21,11 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -278,5 +283,105 @@ func BenchmarkStateScrape10k(b *testing.B) {
 			b.Fatalf("status %d", rec.Code)
 		}
 		b.ReportMetric(float64(rec.Body.Len()), "gzip-bytes/scrape")
+	}
+}
+
+// informerCache is a cache whose CronJob informer is inf (or whose GetInformer fails with err), and whose
+// List reads list.
+type informerCache struct {
+	cache.Cache
+	inf  cache.Informer
+	err  error
+	list client.Reader
+}
+
+func (c informerCache) GetInformer(context.Context, client.Object, ...cache.InformerGetOption) (cache.Informer, error) {
+	return c.inf, c.err
+}
+
+func (c informerCache) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	return c.list.List(ctx, list, opts...)
+}
+
+// storeInformer is an informer that exposes its store, as the manager's informers do.
+type storeInformer struct {
+	cache.Informer
+	store toolscache.Store
+}
+
+func (i storeInformer) GetStore() toolscache.Store { return i.store }
+
+func TestCachedCronJobsReadTheInformersStore(t *testing.T) {
+	a, b := hourly().Obj(), builders.MakeCronJob("other", "team-b").Obj()
+	store := toolscache.NewStore(toolscache.MetaNamespaceKeyFunc)
+	for _, o := range []any{a, b, builders.MakeJob("not-a-cronjob", testNamespace).Obj()} {
+		if err := store.Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := func(cjs []*cronjobv1.CronJob) []string {
+		var out []string
+		for _, cj := range cjs {
+			out = append(out, cj.Namespace+"/"+cj.Name)
+		}
+		slices.Sort(out)
+		return out
+	}
+
+	got, err := cachedCronJobs(informerCache{inf: storeInformer{store: store}})(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{testNamespace + "/hourly", "team-b/other"}, names(got)); diff != "" {
+		t.Errorf("CronJobs from the store (-want,+got): every CronJob, and nothing else:\n%s", diff)
+	}
+	if !slices.Contains(got, a) {
+		t.Error("the CronJobs are copies: they must be the store's own objects, not copied on every scrape")
+	}
+
+	// An informer without a store (a cache of another kind): List, through the cache.
+	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(b).Build()
+	got, err = cachedCronJobs(informerCache{inf: struct{ cache.Informer }{}, list: c})(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"team-b/other"}, names(got)); diff != "" {
+		t.Errorf("CronJobs listed (-want,+got):\n%s", diff)
+	}
+
+	// No informer: the scrape fails with the cache's error, rather than exporting an empty state.
+	broken := errors.New("no informer")
+	if _, err := cachedCronJobs(informerCache{err: broken})(t.Context()); !errors.Is(err, broken) {
+		t.Errorf("err = %v, want %v", err, broken)
+	}
+}
+
+func TestStateMetricsOrderByNamespaceThenName(t *testing.T) {
+	// Every scrape of the same state is the same text, series sorted by namespace, then name: a diff of two
+	// scrapes shows what changed, not a new order.
+	var objs []client.Object
+	for _, k := range [][2]string{{"team-b", "alpha"}, {"team-a", "zeta"}, {"team-a", "beta"}} {
+		objs = append(objs, builders.MakeCronJob(k[1], k[0]).Schedule("0 * * * *").UID(types.UID("uid-"+k[1])).Obj())
+	}
+	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(objs...).Build()
+	_, url := leadingStateMetrics(t, c)
+	resp, err := http.Get(url) //nolint:noctx // a test server that stops with the test
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for line := range strings.Lines(string(body)) {
+		if rest, ok := strings.CutPrefix(line, "cronjob_operator_cronjob_status_active{"); ok {
+			order = append(order, rest[:strings.IndexByte(rest, '}')])
+		}
+	}
+	want := []string{`cronjob="beta",namespace="team-a"`, `cronjob="zeta",namespace="team-a"`, `cronjob="alpha",namespace="team-b"`}
+	if diff := cmp.Diff(want, order); diff != "" {
+		t.Errorf("order of the series (-want,+got):\n%s", diff)
 	}
 }

@@ -129,8 +129,7 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	}
 
 	scheduled, catchUp := plan.Scheduled, s.cj.Spec.MissedRunPolicy == cronjobv1.MissedRunAll
-	switch {
-	case catchUp && plan.Unmet > 1:
+	if catchUp && plan.Unmet > 1 {
 		limit := int(ptr.Deref(s.cj.Spec.MaxCatchUpRuns, cronjobv1.DefaultMaxCatchUpRuns))
 		var dropped int
 		scheduled, dropped = oldestCatchUp(sched, earliest, plan.Since, plan.Scheduled, limit)
@@ -139,7 +138,7 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 			droppedCount(dropped), limit, scheduled.In(loc).Format(time.RFC3339)) {
 			s.r.Metrics.runsMissed(MissedTooMany, min(dropped, maxMissedTimes))
 		}
-	case plan.Unmet > maxMissedTimes:
+	} else if plan.Unmet > maxMissedTimes {
 		s.warnOnce(ReasonTooManyMissedTimes, slotCause(plan.Scheduled), "Schedule",
 			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start, or missedRunPolicy All to start them",
 			maxMissedTimes, plan.Scheduled.In(loc).Format(time.RFC3339))
@@ -432,13 +431,14 @@ func (s *syncer) countStarted(scheduled time.Time, unmet int, catchUp bool, dela
 		trigger = TriggerCatchUp
 	}
 	m.runStarted(trigger, s.now.Sub(scheduled)-delay)
-	switch {
-	case catchUp:
-	case unmet > maxMissedTimes:
-		m.runsMissed(MissedTooMany, maxMissedTimes)
-	default:
-		m.runsMissed(MissedSuperseded, unmet-1)
+	if catchUp {
+		return // the unmet runs start in the next reconciles
 	}
+	if unmet > maxMissedTimes {
+		m.runsMissed(MissedTooMany, maxMissedTimes)
+		return
+	}
+	m.runsMissed(MissedSuperseded, unmet-1)
 }
 
 // slotCause is the cause of a Warning about the run scheduled at t.
