@@ -364,18 +364,11 @@ func TestStateMetricsOrderByNamespaceThenName(t *testing.T) {
 		objs = append(objs, builders.MakeCronJob(k[1], k[0]).Schedule("0 * * * *").UID(types.UID("uid-"+k[1])).Obj())
 	}
 	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(objs...).Build()
-	_, url := leadingStateMetrics(t, c)
-	resp, err := http.Get(url) //nolint:noctx // a test server that stops with the test
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := leadingStateMetrics(t, c)
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, StateMetricsPath, nil))
 	var order []string
-	for line := range strings.Lines(string(body)) {
+	for line := range strings.Lines(rec.Body.String()) {
 		if rest, ok := strings.CutPrefix(line, "cronjob_operator_cronjob_status_active{"); ok {
 			order = append(order, rest[:strings.IndexByte(rest, '}')])
 		}
