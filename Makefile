@@ -164,7 +164,7 @@ bench-quick: ## A smoke run of make bench: single and a burst of 500, one minute
 
 .PHONY: bench-micro
 bench-micro: ## Go micro-benchmarks of the schedule math, with allocations.
-	go test ./controllers -run '^$$' -bench . -benchmem
+	go test ./controllers/... -run '^$$' -bench . -benchmem
 
 .PHONY: lifecycle-assets
 lifecycle-assets: ## Build envtest's binaries plus kube-controller-manager, kube-scheduler and kwok (test/cluster: make run, make test-lifecycle) into bin/k8s/ (cached).

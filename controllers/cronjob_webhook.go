@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
@@ -20,7 +22,7 @@ import (
 // schema and CEL rules cannot: spec.schedule must parse with the parser the controller uses (standard five
 // fields or a descriptor; @every between one minute and five years), spec.timeZone must be a known IANA
 // time zone, and spec.jitterSeconds must be shorter than the shortest interval between two scheduled times
-// (over the next year; see shortestInterval). A schedule that never fires (such as "0 0 31 2 *") is admitted with a warning. Defaults are
+// (over the next year; see schedule.ShortestInterval). A schedule that never fires (such as "0 0 31 2 *") is admitted with a warning. Defaults are
 // those of batch/v1 CronJob.
 //
 // On update, the schedule, time zone and jitter are only checked when one of them changes, so that an object admitted
@@ -84,9 +86,9 @@ func (a *CronJobAdmission) validate(cj, old *cronjobv1.CronJob) (admission.Warni
 		ptr.Deref(old.Spec.JitterSeconds, 0) == ptr.Deref(cj.Spec.JitterSeconds, 0) {
 		return nil, nil
 	}
-	sched, _, err := parseSchedule(cj.Spec.Schedule, cj.Spec.TimeZone)
+	sched, _, err := schedule.Parse(cj.Spec.Schedule, cj.Spec.TimeZone)
 	if err != nil {
-		var se *scheduleError
+		var se *schedule.Error
 		if !errors.As(err, &se) {
 			return nil, err
 		}
@@ -100,14 +102,14 @@ func (a *CronJobAdmission) validate(cj, old *cronjobv1.CronJob) (admission.Warni
 	}
 	now := orRealClock(a.Clock).Now()
 	if jitter := ptr.Deref(cj.Spec.JitterSeconds, 0); jitter > 0 {
-		if gap := shortestInterval(sched, now); gap > 0 && time.Duration(jitter)*time.Second >= gap {
+		if gap := schedule.ShortestInterval(sched, now); gap > 0 && time.Duration(jitter)*time.Second >= gap {
 			return nil, apierrors.NewInvalid(cronjobv1.GroupVersion.WithKind("CronJob").GroupKind(), cj.Name,
 				field.ErrorList{field.Invalid(field.NewPath("spec", "jitterSeconds"), jitter,
 					fmt.Sprintf("must be shorter than the shortest interval between two runs of spec.schedule %q, %v, or a delayed run could start after the next one is due: set it below %d",
 						cj.Spec.Schedule, gap, int64(gap/time.Second)))})
 		}
 	}
-	if nextScheduleTime(sched, now, now).IsZero() {
+	if schedule.Next(sched, now, now).IsZero() {
 		return admission.Warnings{fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?); the CronJob will never run", cj.Spec.Schedule)}, nil
 	}
 	return nil, nil

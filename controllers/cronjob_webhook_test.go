@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -34,7 +36,7 @@ func TestAdmissionValidate(t *testing.T) {
 		"unknown time zone":             {schedule: "0 * * * *", timeZone: ptr.To("Mars/Phobos"), wantField: "spec.timeZone", wantMessage: "not a known IANA time zone"},
 		"31 February: admitted, warned": {schedule: "0 0 31 2 *", wantWarning: "never run"},
 		"update keeping an invalid schedule is admitted (finalizers can still be removed)": {
-			schedule: "61 * * * *", old: hourly().Schedule("61 * * * *").Obj(),
+			schedule: "61 * * * *", old: Hourly().Schedule("61 * * * *").Obj(),
 		},
 		"jitter shorter than the interval": {schedule: "*/5 * * * *", jitter: 299},
 		"jitter as long as the interval": {
@@ -48,16 +50,16 @@ func TestAdmissionValidate(t *testing.T) {
 		},
 		"jitter on a schedule that runs once a year": {schedule: "0 0 1 1 *", jitter: 3600},
 		"update changing only the jitter is checked": {
-			schedule: "0 * * * *", jitter: 3600, old: hourly().Obj(), wantField: "spec.jitterSeconds", wantMessage: "set it below 3600",
+			schedule: "0 * * * *", jitter: 3600, old: Hourly().Obj(), wantField: "spec.jitterSeconds", wantMessage: "set it below 3600",
 		},
 		"update changing to an invalid schedule is rejected": {
-			schedule: "61 * * * *", old: hourly().Obj(), wantField: "spec.schedule", wantMessage: "not a valid cron schedule",
+			schedule: "61 * * * *", old: Hourly().Obj(), wantField: "spec.schedule", wantMessage: "not a valid cron schedule",
 		},
 	}
-	a := &CronJobAdmission{Clock: clocktesting.NewFakePassiveClock(topOfTheHour)}
+	a := &CronJobAdmission{Clock: clocktesting.NewFakePassiveClock(TopOfTheHour)}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			w := hourly().Schedule(tc.schedule)
+			w := Hourly().Schedule(tc.schedule)
 			if tc.timeZone != nil {
 				w.TimeZone(*tc.timeZone)
 			}
@@ -94,7 +96,7 @@ func TestAdmissionValidate(t *testing.T) {
 }
 
 func TestAdmissionDefault(t *testing.T) {
-	cj := hourly().ConcurrencyPolicy("").Obj()
+	cj := Hourly().ConcurrencyPolicy("").Obj()
 	if err := (&CronJobAdmission{}).Default(context.Background(), cj); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -151,7 +153,7 @@ func (s *runSyncer) getRunJob(ctx context.Context) (*batchv1.Job, error) {
 
 // pruneAfterTTL deletes a finished or Rejected run once ttlSecondsAfterFinished (default
 // cronjobv1.DefaultRunTTLSecondsAfterFinished) has passed since its completionTime, and otherwise requeues
-// it for that moment (plus requeuePadding), on the controller's clock.
+// it for that moment (plus schedule.RequeuePadding), on the controller's clock.
 func (s *runSyncer) pruneAfterTTL(ctx context.Context) (ctrl.Result, error) {
 	expiry := runExpiry(s.run, s.now)
 	if !s.now.Before(expiry) {
@@ -159,7 +161,7 @@ func (s *runSyncer) pruneAfterTTL(ctx context.Context) (ctrl.Result, error) {
 			"phase", s.run.Status.Phase)
 		return ctrl.Result{}, s.deleteRun(ctx)
 	}
-	return ctrl.Result{RequeueAfter: expiry.Sub(s.now) + requeuePadding}, nil
+	return ctrl.Result{RequeueAfter: expiry.Sub(s.now) + schedule.RequeuePadding}, nil
 }
 
 // deleteRun deletes the run, guarded by its UID; a run already gone is fine.

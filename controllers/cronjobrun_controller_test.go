@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -32,7 +35,7 @@ type runStart struct {
 }
 
 func TestCronJobRunStart(t *testing.T) {
-	active := runningJob(priorHour) // the 09:00 run of hourly, still running
+	active := runningJob(PriorHour) // the 09:00 run of hourly, still running
 	cases := map[string]struct {
 		// spec
 		cronJob *builders.CronJobWrapper // nil: no CronJob
@@ -43,48 +46,48 @@ func TestCronJobRunStart(t *testing.T) {
 		want runStart
 	}{
 		"run now, Allow, a Job active": {
-			cronJob: hourly(), run: manualRun(), jobs: []*batchv1.Job{active},
+			cronJob: Hourly(), run: manualRun(), jobs: []*batchv1.Job{active},
 			want: runStart{Jobs: []string{active.Name, manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Allow with maxActiveJobs 1, a Job active": {
-			cronJob: hourly().MaxActiveJobs(1), run: manualRun(), jobs: []*batchv1.Job{active},
+			cronJob: Hourly().MaxActiveJobs(1), run: manualRun(), jobs: []*batchv1.Job{active},
 			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: ReasonMaxActiveJobs},
 		},
 		"run now, Allow with maxActiveJobs 2, a Job active": {
-			cronJob: hourly().MaxActiveJobs(2), run: manualRun(), jobs: []*batchv1.Job{active},
+			cronJob: Hourly().MaxActiveJobs(2), run: manualRun(), jobs: []*batchv1.Job{active},
 			want: runStart{Jobs: []string{active.Name, manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Forbid, a Job active": {
-			cronJob: hourly().Forbid(), run: manualRun(), jobs: []*batchv1.Job{active},
+			cronJob: Hourly().Forbid(), run: manualRun(), jobs: []*batchv1.Job{active},
 			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: ReasonJobAlreadyActive},
 		},
 		"run now, Forbid, only finished Jobs": {
-			cronJob: hourly().Forbid(), run: manualRun(), jobs: []*batchv1.Job{doneJob(priorHour), failedJob(priorHour.Add(-time.Hour))},
-			want: runStart{Jobs: []string{name(priorHour.Add(-time.Hour)), name(priorHour), manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
+			cronJob: Hourly().Forbid(), run: manualRun(), jobs: []*batchv1.Job{doneJob(PriorHour), failedJob(PriorHour.Add(-time.Hour))},
+			want: runStart{Jobs: []string{name(PriorHour.Add(-time.Hour)), name(PriorHour), manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Forbid, an active Job of another CronJob": {
-			cronJob: hourly().Forbid(), run: manualRun(),
-			jobs: []*batchv1.Job{builders.MakeJob("other-1", testNamespace).OwnedBy(builders.MakeCronJob("other", testNamespace).UID("other-uid").Obj()).Obj()},
+			cronJob: Hourly().Forbid(), run: manualRun(),
+			jobs: []*batchv1.Job{builders.MakeJob("other-1", Namespace).OwnedBy(builders.MakeCronJob("other", Namespace).UID("other-uid").Obj()).Obj()},
 			want: runStart{Jobs: []string{manualJob, "other-1"}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Replace, a Job active": {
-			cronJob: hourly().Replace(), run: manualRun(), jobs: []*batchv1.Job{active},
+			cronJob: Hourly().Replace(), run: manualRun(), jobs: []*batchv1.Job{active},
 			want: runStart{Jobs: []string{manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Enqueue, a Job active": {
-			cronJob: hourly().ConcurrencyPolicy(cronjobv1.EnqueueConcurrent), run: manualRun(), jobs: []*batchv1.Job{active},
+			cronJob: Hourly().ConcurrencyPolicy(cronjobv1.EnqueueConcurrent), run: manualRun(), jobs: []*batchv1.Job{active},
 			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: ReasonMaxActiveJobs},
 		},
 		"run now, Enqueue with maxActiveJobs 2, a Job active": {
-			cronJob: hourly().ConcurrencyPolicy(cronjobv1.EnqueueConcurrent).MaxActiveJobs(2), run: manualRun(), jobs: []*batchv1.Job{active},
+			cronJob: Hourly().ConcurrencyPolicy(cronjobv1.EnqueueConcurrent).MaxActiveJobs(2), run: manualRun(), jobs: []*batchv1.Job{active},
 			want: runStart{Jobs: []string{active.Name, manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Ignore, Forbid with a Job active": {
-			cronJob: hourly().Forbid(), run: manualRun().IgnoreConcurrency(), jobs: []*batchv1.Job{active},
+			cronJob: Hourly().Forbid(), run: manualRun().IgnoreConcurrency(), jobs: []*batchv1.Job{active},
 			want: runStart{Jobs: []string{active.Name, manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, a suspended CronJob": {
-			cronJob: hourly().Suspend(), run: manualRun(),
+			cronJob: Hourly().Suspend(), run: manualRun(),
 			want: runStart{Jobs: []string{manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, no such CronJob": {
@@ -92,44 +95,44 @@ func TestCronJobRunStart(t *testing.T) {
 			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonCronJobNotFound},
 		},
 		"run now, the CronJob is being deleted": {
-			cronJob: hourly().Finalizers("test/keep").DeletionTimestamp(priorHour), run: manualRun(),
+			cronJob: Hourly().Finalizers("test/keep").DeletionTimestamp(PriorHour), run: manualRun(),
 			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonCronJobDeleting},
 		},
 		"backfill of a past scheduled time": {
-			cronJob: hourly(), run: manualRun().ScheduledTime(hm(7, 0)),
-			want: runStart{Jobs: []string{name(hm(7, 0))}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: name(hm(7, 0))},
+			cronJob: Hourly(), run: manualRun().ScheduledTime(HM(7, 0)),
+			want: runStart{Jobs: []string{name(HM(7, 0))}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: name(HM(7, 0))},
 		},
 		"backfill of a time that is not a scheduled time": {
-			cronJob: hourly(), run: manualRun().ScheduledTime(hm(9, 30)),
+			cronJob: Hourly(), run: manualRun().ScheduledTime(HM(9, 30)),
 			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonNotAScheduledTime},
 		},
 		"backfill of a scheduled time in the future": {
-			cronJob: hourly(), run: manualRun().ScheduledTime(hm(11, 0)),
+			cronJob: Hourly(), run: manualRun().ScheduledTime(HM(11, 0)),
 			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonScheduledTimeInFuture},
 		},
 		"backfill of a scheduled time in the CronJob's time zone": {
 			// 09:00 in Berlin is 08:00 UTC (CET, UTC+1, in March before the switch).
-			cronJob: hourly().Schedule("0 9 * * *").TimeZone("Europe/Berlin"), run: manualRun().ScheduledTime(hm(8, 0)),
-			want: runStart{Jobs: []string{name(hm(8, 0))}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: name(hm(8, 0))},
+			cronJob: Hourly().Schedule("0 9 * * *").TimeZone("Europe/Berlin"), run: manualRun().ScheduledTime(HM(8, 0)),
+			want: runStart{Jobs: []string{name(HM(8, 0))}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: name(HM(8, 0))},
 		},
 		"backfill of 09:00 UTC, 10:00 in the CronJob's time zone": {
-			cronJob: hourly().Schedule("0 9 * * *").TimeZone("Europe/Berlin"), run: manualRun().ScheduledTime(hm(9, 0)),
+			cronJob: Hourly().Schedule("0 9 * * *").TimeZone("Europe/Berlin"), run: manualRun().ScheduledTime(HM(9, 0)),
 			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonNotAScheduledTime},
 		},
 		"backfill, a CronJob with an unknown time zone": {
-			cronJob: hourly().TimeZone("Mars/Olympus_Mons"), run: manualRun().ScheduledTime(hm(7, 0)),
+			cronJob: Hourly().TimeZone("Mars/Olympus_Mons"), run: manualRun().ScheduledTime(HM(7, 0)),
 			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonUnknownTimeZone},
 		},
 		"backfill of a scheduled time whose Job exists, the CronJob's": {
-			cronJob: hourly(), run: manualRun().ScheduledTime(priorHour), jobs: []*batchv1.Job{doneJob(priorHour)},
-			want: runStart{Jobs: []string{name(priorHour)}, Phase: cronjobv1.RunSucceeded, Reason: ReasonJobComplete, JobName: name(priorHour)},
+			cronJob: Hourly(), run: manualRun().ScheduledTime(PriorHour), jobs: []*batchv1.Job{doneJob(PriorHour)},
+			want: runStart{Jobs: []string{name(PriorHour)}, Phase: cronjobv1.RunSucceeded, Reason: ReasonJobComplete, JobName: name(PriorHour)},
 		},
 		"backfill of a scheduled time whose Job exists, someone else's": {
-			cronJob: hourly(), run: manualRun().ScheduledTime(priorHour), jobs: []*batchv1.Job{hourlyJob(priorHour).Orphaned().Obj()},
-			want: runStart{Jobs: []string{name(priorHour)}, Phase: cronjobv1.RunRejected, Reason: ReasonJobNameTaken},
+			cronJob: Hourly(), run: manualRun().ScheduledTime(PriorHour), jobs: []*batchv1.Job{hourlyJob(PriorHour).Orphaned().Obj()},
+			want: runStart{Jobs: []string{name(PriorHour)}, Phase: cronjobv1.RunRejected, Reason: ReasonJobNameTaken},
 		},
 		"backfill, Forbid with a Job active": {
-			cronJob: hourly().Forbid(), run: manualRun().ScheduledTime(hm(7, 0)), jobs: []*batchv1.Job{active},
+			cronJob: Hourly().Forbid(), run: manualRun().ScheduledTime(HM(7, 0)), jobs: []*batchv1.Job{active},
 			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: ReasonJobAlreadyActive},
 		},
 	}
@@ -143,7 +146,7 @@ func TestCronJobRunStart(t *testing.T) {
 			for _, j := range tc.jobs {
 				objs = append(objs, j.DeepCopy())
 			}
-			f := newRunFixture(t, isTime, interceptor.Funcs{}, objs...)
+			f := newRunFixture(t, IsTime, interceptor.Funcs{}, objs...)
 			f.mustReconcileRun(t, "manual")
 			run := f.run(t, "manual")
 			got := runStart{Jobs: f.jobNames(t), Phase: run.Status.Phase, Reason: readyReason(run), JobName: run.Status.JobName}
@@ -155,15 +158,15 @@ func TestCronJobRunStart(t *testing.T) {
 }
 
 func TestCronJobRunCreatesTheJobOfTheCronJob(t *testing.T) {
-	cj := hourly().TimeZone("Europe/Berlin").Obj()
-	f := newRunFixture(t, isTime, interceptor.Funcs{}, cj, manualRun().Obj())
+	cj := Hourly().TimeZone("Europe/Berlin").Obj()
+	f := newRunFixture(t, IsTime, interceptor.Funcs{}, cj, manualRun().Obj())
 	if res := f.mustReconcileRun(t, "manual"); res.RequeueAfter != 0 {
 		t.Errorf("RequeueAfter = %v, want none: a running run waits for its Job's events", res.RequeueAfter)
 	}
 
 	job := f.job(t, manualJob)
 	wantMeta := metav1.ObjectMeta{
-		Name: manualJob, Namespace: testNamespace,
+		Name: manualJob, Namespace: Namespace,
 		Labels: map[string]string{"app": "hourly", cronjobv1.TriggerLabel: cronjobv1.TriggerManual},
 		Annotations: map[string]string{
 			cronjobv1.CronJobRunAnnotation: "manual",
@@ -182,9 +185,9 @@ func TestCronJobRunCreatesTheJobOfTheCronJob(t *testing.T) {
 	run := f.run(t, "manual")
 	wantStatus := cronjobv1.CronJobRunStatus{
 		Phase: cronjobv1.RunRunning, JobName: manualJob,
-		ScheduledTime: timePtr(isTime), StartTime: timePtr(isTime),
+		ScheduledTime: timePtr(IsTime), StartTime: timePtr(IsTime),
 		Conditions: []metav1.Condition{{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonJobCreated,
-			Message: "Job " + manualJob + " runs", LastTransitionTime: metav1.NewTime(isTime)}},
+			Message: "Job " + manualJob + " runs", LastTransitionTime: metav1.NewTime(IsTime)}},
 	}
 	if diff := cmp.Diff(wantStatus, run.Status); diff != "" {
 		t.Errorf("CronJobRun status (-want,+got):\n%s", diff)
@@ -211,7 +214,7 @@ func TestCronJobRunCreatesTheJobOfTheCronJob(t *testing.T) {
 }
 
 func TestCronJobRunRejectionSaysWhatToFix(t *testing.T) {
-	f := newRunFixture(t, isTime, interceptor.Funcs{}, hourly().Obj(), manualRun().ScheduledTime(hm(9, 30)).Obj())
+	f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Obj(), manualRun().ScheduledTime(HM(9, 30)).Obj())
 	res := f.mustReconcileRun(t, "manual")
 	run := f.run(t, "manual")
 	c := run.Status.Conditions[0]
@@ -220,13 +223,13 @@ func TestCronJobRunRejectionSaysWhatToFix(t *testing.T) {
 			t.Errorf("Ready message %q does not contain %q", c.Message, part)
 		}
 	}
-	if diff := cmp.Diff(timePtr(isTime), run.Status.CompletionTime); diff != "" {
+	if diff := cmp.Diff(timePtr(IsTime), run.Status.CompletionTime); diff != "" {
 		t.Errorf("completionTime (-want,+got): a rejected run is finished at once:\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"Warning NotAScheduledTime"}, f.eventReasons()); diff != "" {
 		t.Errorf("events (-want,+got):\n%s", diff)
 	}
-	if want := time.Duration(cronjobv1.DefaultRunTTLSecondsAfterFinished)*time.Second + requeuePadding; res.RequeueAfter != want {
+	if want := time.Duration(cronjobv1.DefaultRunTTLSecondsAfterFinished)*time.Second + schedule.RequeuePadding; res.RequeueAfter != want {
 		t.Errorf("RequeueAfter = %v, want %v: the end of the default TTL", res.RequeueAfter, want)
 	}
 }
@@ -239,26 +242,26 @@ func TestCronJobRunPhaseFollowsTheJob(t *testing.T) {
 		wantDone   *metav1.Time
 	}{
 		"Job succeeded": {
-			job:       func(j *batchv1.Job) *batchv1.Job { return builders.FromJob(j).Succeeded(hm(10, 30)).Obj() },
-			wantPhase: cronjobv1.RunSucceeded, wantReason: ReasonJobComplete, wantDone: timePtr(hm(10, 30)),
+			job:       func(j *batchv1.Job) *batchv1.Job { return builders.FromJob(j).Succeeded(HM(10, 30)).Obj() },
+			wantPhase: cronjobv1.RunSucceeded, wantReason: ReasonJobComplete, wantDone: timePtr(HM(10, 30)),
 		},
 		"Job failed": {
-			job:       func(j *batchv1.Job) *batchv1.Job { return builders.FromJob(j).Failed(hm(10, 20)).Obj() },
-			wantPhase: cronjobv1.RunFailed, wantReason: ReasonJobFailed, wantDone: timePtr(hm(10, 20)),
+			job:       func(j *batchv1.Job) *batchv1.Job { return builders.FromJob(j).Failed(HM(10, 20)).Obj() },
+			wantPhase: cronjobv1.RunFailed, wantReason: ReasonJobFailed, wantDone: timePtr(HM(10, 20)),
 		},
 		"Job still running": {
-			job:       func(j *batchv1.Job) *batchv1.Job { return builders.FromJob(j).StartedAt(isTime).Obj() },
+			job:       func(j *batchv1.Job) *batchv1.Job { return builders.FromJob(j).StartedAt(IsTime).Obj() },
 			wantPhase: cronjobv1.RunRunning, wantReason: ReasonJobCreated,
 		},
 	} {
 		t.Run(caseName, func(t *testing.T) {
 			t.Parallel()
-			f := newRunFixture(t, isTime, interceptor.Funcs{}, hourly().Obj(), manualRun().TTLSecondsAfterFinished(3600).Obj())
+			f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Obj(), manualRun().TTLSecondsAfterFinished(3600).Obj())
 			f.mustReconcileRun(t, "manual")
 			if err := f.client.Status().Update(context.Background(), tc.job(f.job(t, manualJob))); err != nil {
 				t.Fatal(err)
 			}
-			f.clock.SetTime(hm(10, 45))
+			f.clock.SetTime(HM(10, 45))
 			res := f.mustReconcileRun(t, "manual")
 			run := f.run(t, "manual")
 			if run.Status.Phase != tc.wantPhase || readyReason(run) != tc.wantReason {
@@ -269,7 +272,7 @@ func TestCronJobRunPhaseFollowsTheJob(t *testing.T) {
 			}
 			var wantRequeue time.Duration
 			if tc.wantDone != nil {
-				wantRequeue = tc.wantDone.Add(time.Hour).Sub(hm(10, 45)) + requeuePadding
+				wantRequeue = tc.wantDone.Add(time.Hour).Sub(HM(10, 45)) + schedule.RequeuePadding
 			}
 			if res.RequeueAfter != wantRequeue {
 				t.Errorf("RequeueAfter = %v, want %v (the end of the TTL of a finished run, none for a running one)", res.RequeueAfter, wantRequeue)
@@ -279,7 +282,7 @@ func TestCronJobRunPhaseFollowsTheJob(t *testing.T) {
 }
 
 func TestCronJobRunPruning(t *testing.T) {
-	done := hm(10, 30)
+	done := HM(10, 30)
 	finishedRun := func(phase cronjobv1.CronJobRunPhase) *builders.CronJobRunWrapper {
 		return manualRun().Status(cronjobv1.CronJobRunStatus{Phase: phase, JobName: manualJob, CompletionTime: timePtr(done)})
 	}
@@ -287,7 +290,7 @@ func TestCronJobRunPruning(t *testing.T) {
 		return manualRun().Status(cronjobv1.CronJobRunStatus{Phase: cronjobv1.RunRejected, CompletionTime: timePtr(done)})
 	}
 	jobOfRun := func() *batchv1.Job {
-		return builders.MakeJob(manualJob, testNamespace).OwnedBy(hourly().Obj()).UID("uid-job").Succeeded(done).Obj()
+		return builders.MakeJob(manualJob, Namespace).OwnedBy(Hourly().Obj()).UID("uid-job").Succeeded(done).Obj()
 	}
 	ttl := time.Duration(cronjobv1.DefaultRunTTLSecondsAfterFinished) * time.Second
 	for caseName, tc := range map[string]struct {
@@ -299,7 +302,7 @@ func TestCronJobRunPruning(t *testing.T) {
 	}{
 		"succeeded, a second before the default TTL ends": {
 			run: finishedRun(cronjobv1.RunSucceeded), job: jobOfRun(), now: done.Add(ttl - time.Second),
-			wantRequeue: time.Second + requeuePadding,
+			wantRequeue: time.Second + schedule.RequeuePadding,
 		},
 		"succeeded, when the default TTL ends": {
 			run: finishedRun(cronjobv1.RunSucceeded), job: jobOfRun(), now: done.Add(ttl), wantDeleted: true,
@@ -308,7 +311,7 @@ func TestCronJobRunPruning(t *testing.T) {
 			run: finishedRun(cronjobv1.RunSucceeded).TTLSecondsAfterFinished(0), job: jobOfRun(), now: done, wantDeleted: true,
 		},
 		"rejected, within a TTL of 60 s": {
-			run: rejectedRun().TTLSecondsAfterFinished(60), now: done.Add(59 * time.Second), wantRequeue: time.Second + requeuePadding,
+			run: rejectedRun().TTLSecondsAfterFinished(60), now: done.Add(59 * time.Second), wantRequeue: time.Second + schedule.RequeuePadding,
 		},
 		"rejected, TTL of 60 s passed": {
 			run: rejectedRun().TTLSecondsAfterFinished(60), now: done.Add(time.Minute), wantDeleted: true,
@@ -326,7 +329,7 @@ func TestCronJobRunPruning(t *testing.T) {
 	} {
 		t.Run(caseName, func(t *testing.T) {
 			t.Parallel()
-			objs := []client.Object{hourly().Obj(), tc.run.Obj()}
+			objs := []client.Object{Hourly().Obj(), tc.run.Obj()}
 			if tc.job != nil {
 				objs = append(objs, tc.job)
 			}
@@ -367,14 +370,14 @@ func TestRunJobName(t *testing.T) {
 func TestCronJobRunRetriedAfterALostStatusWrite(t *testing.T) {
 	// Forbid: had the retry counted its own Job as active, the run would wait for itself forever.
 	lose := true
-	f := newRunFixture(t, isTime, interceptor.Funcs{
+	f := newRunFixture(t, IsTime, interceptor.Funcs{
 		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 			if _, ok := obj.(*cronjobv1.CronJobRun); ok && lose {
 				return errors.New("connection reset")
 			}
 			return c.SubResource(sub).Update(ctx, obj, opts...)
 		},
-	}, hourly().Forbid().Obj(), manualRun().Obj())
+	}, Hourly().Forbid().Obj(), manualRun().Obj())
 	if _, err := f.reconcileRun(t, "manual"); err == nil {
 		t.Fatal("Reconcile error = nil, want the lost status write")
 	}
@@ -399,10 +402,10 @@ func TestCronJobRunRetriedAfterALostStatusWrite(t *testing.T) {
 }
 
 func TestCronJobRunOlderWaitingRunsStartFirst(t *testing.T) {
-	cj := hourly().ConcurrencyPolicy(cronjobv1.EnqueueConcurrent).Obj()
-	older := builders.MakeCronJobRun("older", testNamespace, "hourly").UID("uid-older").CreationTimestamp(isTime).Obj()
-	younger := builders.MakeCronJobRun("younger", testNamespace, "hourly").UID("uid-younger").CreationTimestamp(isTime.Add(time.Second)).Obj()
-	f := newRunFixture(t, isTime.Add(time.Minute), interceptor.Funcs{}, cj, older, younger, doneJob(priorHour))
+	cj := Hourly().ConcurrencyPolicy(cronjobv1.EnqueueConcurrent).Obj()
+	older := builders.MakeCronJobRun("older", Namespace, "hourly").UID("uid-older").CreationTimestamp(IsTime).Obj()
+	younger := builders.MakeCronJobRun("younger", Namespace, "hourly").UID("uid-younger").CreationTimestamp(IsTime.Add(time.Second)).Obj()
+	f := newRunFixture(t, IsTime.Add(time.Minute), interceptor.Funcs{}, cj, older, younger, doneJob(PriorHour))
 
 	f.mustReconcileRun(t, "younger")
 	if got := f.run(t, "younger"); got.Status.Phase != cronjobv1.RunPending {
@@ -410,7 +413,7 @@ func TestCronJobRunOlderWaitingRunsStartFirst(t *testing.T) {
 	}
 	f.mustReconcileRun(t, "older")
 	f.mustReconcileRun(t, "younger")
-	want := []string{name(priorHour), runJobName("hourly", "uid-older")}
+	want := []string{name(PriorHour), runJobName("hourly", "uid-older")}
 	sort.Strings(want)
 	if diff := cmp.Diff(want, f.jobNames(t)); diff != "" {
 		t.Errorf("Jobs (-want,+got): the older run starts, the younger waits for its Job:\n%s", diff)
@@ -421,7 +424,7 @@ func TestCronJobRunOlderWaitingRunsStartFirst(t *testing.T) {
 }
 
 func TestCronJobRunWithoutAPIReaderFails(t *testing.T) {
-	f := newRunFixture(t, isTime, interceptor.Funcs{}, hourly().Obj(), manualRun().Obj())
+	f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Obj(), manualRun().Obj())
 	f.runs.APIReader = nil
 	if _, err := f.reconcileRun(t, "manual"); err == nil {
 		t.Error("Reconcile error = nil, want one: the concurrency policy must not trust the cache")

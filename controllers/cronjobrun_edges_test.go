@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,15 +28,15 @@ func TestCronJobRunSameCreationSecondStartsByName(t *testing.T) {
 	// name, so exactly one of them takes the one slot, whichever is reconciled first.
 	for _, first := range []string{"run-a", "run-b"} {
 		t.Run(first+" reconciled first", func(t *testing.T) {
-			cj := hourly().Enqueue().Obj()
-			a := builders.MakeCronJobRun("run-a", testNamespace, "hourly").UID("uid-run-a").CreationTimestamp(isTime).Obj()
-			b := builders.MakeCronJobRun("run-b", testNamespace, "hourly").UID("uid-run-b").CreationTimestamp(isTime).Obj()
-			f := newRunFixture(t, isTime.Add(time.Minute), interceptor.Funcs{}, cj, a, b, doneJob(priorHour))
+			cj := Hourly().Enqueue().Obj()
+			a := builders.MakeCronJobRun("run-a", Namespace, "hourly").UID("uid-run-a").CreationTimestamp(IsTime).Obj()
+			b := builders.MakeCronJobRun("run-b", Namespace, "hourly").UID("uid-run-b").CreationTimestamp(IsTime).Obj()
+			f := newRunFixture(t, IsTime.Add(time.Minute), interceptor.Funcs{}, cj, a, b, doneJob(PriorHour))
 			f.mustReconcileRun(t, first)
 			for _, n := range []string{"run-a", "run-b"} {
 				f.mustReconcileRun(t, n)
 			}
-			want := []string{name(priorHour), runJobName("hourly", "uid-run-a")}
+			want := []string{name(PriorHour), runJobName("hourly", "uid-run-a")}
 			sort.Strings(want)
 			if diff := cmp.Diff(want, f.jobNames(t)); diff != "" {
 				t.Errorf("Jobs (-want,+got): run-a, first by name, starts; run-b waits:\n%s", diff)
@@ -49,11 +51,11 @@ func TestCronJobRunSameCreationSecondStartsByName(t *testing.T) {
 func TestCronJobRunAdoptsItsJobFromTheCache(t *testing.T) {
 	// The Job was created a minute ago and its status write was lost: the run takes it as its own, with
 	// the scheduled time the Job carries, not the time of this reconcile.
-	created := isTime.Add(-time.Minute)
+	created := IsTime.Add(-time.Minute)
 	job := hourlyJob(created).Obj()
 	job.Name = manualJob
 	job.Annotations = map[string]string{cronjobv1.CronJobRunAnnotation: "manual", cronjobv1.ScheduledAtAnnotation: created.Format(time.RFC3339)}
-	f := newRunFixture(t, isTime, interceptor.Funcs{}, hourly().Forbid().Obj(), manualRun().Obj(), job)
+	f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Forbid().Obj(), manualRun().Obj(), job)
 	f.mustReconcileRun(t, "manual")
 	run := f.run(t, "manual")
 	if run.Status.Phase != cronjobv1.RunRunning || run.Status.JobName != manualJob {
@@ -68,7 +70,7 @@ func TestCronJobRunAdoptsItsJobFromTheCache(t *testing.T) {
 }
 
 func TestCronJobRunWaitIsAnnouncedOnce(t *testing.T) {
-	f := newRunFixture(t, isTime, interceptor.Funcs{}, hourly().Forbid().Obj(), manualRun().Obj(), runningJob(priorHour))
+	f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Forbid().Obj(), manualRun().Obj(), runningJob(PriorHour))
 	f.mustReconcileRun(t, "manual")
 	f.mustReconcileRun(t, "manual")
 	if diff := cmp.Diff([]string{"Normal " + ReasonJobAlreadyActive}, f.eventReasons()); diff != "" {
@@ -78,7 +80,7 @@ func TestCronJobRunWaitIsAnnouncedOnce(t *testing.T) {
 
 func TestCronJobRunStatusConflictRequeues(t *testing.T) {
 	conflicts := 1
-	f := newRunFixture(t, isTime, interceptor.Funcs{
+	f := newRunFixture(t, IsTime, interceptor.Funcs{
 		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 			if _, ok := obj.(*cronjobv1.CronJobRun); ok && conflicts > 0 {
 				conflicts--
@@ -86,7 +88,7 @@ func TestCronJobRunStatusConflictRequeues(t *testing.T) {
 			}
 			return c.SubResource(sub).Update(ctx, obj, opts...)
 		},
-	}, hourly().Obj(), manualRun().Obj())
+	}, Hourly().Obj(), manualRun().Obj())
 	res, err := f.reconcileRun(t, "manual")
 	if err != nil || res.RequeueAfter != conflictRequeueDelay {
 		t.Errorf("after a conflicted status write: %v, RequeueAfter %v; want no error (it is retried) and %v", err, res.RequeueAfter, conflictRequeueDelay)
@@ -94,22 +96,22 @@ func TestCronJobRunStatusConflictRequeues(t *testing.T) {
 }
 
 func TestCronJobRunMapper(t *testing.T) {
-	cj := hourly().Obj()
-	scheduled := runningJob(priorHour) // the CronJob's scheduled Job: no CronJobRun annotation
-	manual := hourlyJob(isTime).Obj()
+	cj := Hourly().Obj()
+	scheduled := runningJob(PriorHour) // the CronJob's scheduled Job: no CronJobRun annotation
+	manual := hourlyJob(IsTime).Obj()
 	manual.Name, manual.Annotations = manualJob, map[string]string{cronjobv1.CronJobRunAnnotation: "manual"}
 	running := manualRun().Status(cronjobv1.CronJobRunStatus{Phase: cronjobv1.RunRunning, JobName: manualJob}).Obj()
-	waitingRun := builders.MakeCronJobRun("waiting", testNamespace, "hourly").UID("uid-waiting").Obj()
-	done := builders.MakeCronJobRun("done", testNamespace, "hourly").UID("uid-done").
+	waitingRun := builders.MakeCronJobRun("waiting", Namespace, "hourly").UID("uid-waiting").Obj()
+	done := builders.MakeCronJobRun("done", Namespace, "hourly").UID("uid-done").
 		Status(cronjobv1.CronJobRunStatus{Phase: cronjobv1.RunSucceeded, JobName: "hourly-m0"}).Obj()
-	other := builders.MakeCronJobRun("other", testNamespace, "daily").UID("uid-other").Obj()
-	f := newRunFixture(t, isTime, interceptor.Funcs{}, cj, running, waitingRun, done, other)
+	other := builders.MakeCronJobRun("other", Namespace, "daily").UID("uid-other").Obj()
+	f := newRunFixture(t, IsTime, interceptor.Funcs{}, cj, running, waitingRun, done, other)
 	m := runMapper{c: f.client}
 	names := func(reqs []reconcile.Request) []string {
 		var out []string
 		for _, r := range reqs {
-			if r.Namespace != testNamespace {
-				t.Errorf("request %v: namespace %q, want %q", r, r.Namespace, testNamespace)
+			if r.Namespace != Namespace {
+				t.Errorf("request %v: namespace %q, want %q", r, r.Namespace, Namespace)
 			}
 			out = append(out, r.Name)
 		}
@@ -124,7 +126,7 @@ func TestCronJobRunMapper(t *testing.T) {
 		"a run's Job: that run (by annotation and by status.jobName) and the waiting runs": {
 			got: names(m.runsOfJob(ctx, manual)), want: []string{"manual", "manual", "waiting"}},
 		"a Job of no CronJob: the run it names, nothing else": {
-			got:  names(m.runsOfJob(ctx, builders.MakeJob("loose", testNamespace).Obj())),
+			got:  names(m.runsOfJob(ctx, builders.MakeJob("loose", Namespace).Obj())),
 			want: nil},
 		"the CronJob: its waiting runs":              {got: names(m.runsOfCronJob(ctx, cj)), want: []string{"waiting"}},
 		"a run: the others of its CronJob that wait": {got: names(m.runsWaitingBeside(ctx, running)), want: []string{"waiting"}},
@@ -147,13 +149,13 @@ func TestCronJobRunMapper(t *testing.T) {
 func TestCronJobRunAdoptingAFinishedJobAppliesItsTTL(t *testing.T) {
 	// A backfill of a time that already ran finds that run's Job finished: the run is Succeeded at once,
 	// and with ttlSecondsAfterFinished 0 it is deleted in the same reconcile.
-	f := newRunFixture(t, isTime, interceptor.Funcs{}, hourly().Obj(),
-		manualRun().ScheduledTime(priorHour).TTLSecondsAfterFinished(0).Obj(), doneJob(priorHour))
+	f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Obj(),
+		manualRun().ScheduledTime(PriorHour).TTLSecondsAfterFinished(0).Obj(), doneJob(PriorHour))
 	f.mustReconcileRun(t, "manual")
 	if run := f.run(t, "manual"); run != nil {
 		t.Errorf("run: phase %s, still there; want it deleted, its Job finished and its TTL 0", run.Status.Phase)
 	}
-	if diff := cmp.Diff([]string{name(priorHour)}, f.jobNames(t)); diff != "" {
+	if diff := cmp.Diff([]string{name(PriorHour)}, f.jobNames(t)); diff != "" {
 		t.Errorf("Jobs (-want,+got): the run's Job stays, it is the scheduled run's:\n%s", diff)
 	}
 }
@@ -163,7 +165,7 @@ func TestCronJobRunKeepsOwnersOfOtherKinds(t *testing.T) {
 	// batch/v1 object of another kind: the controller adds the reference to the run's batch/v1 Job beside
 	// theirs, so the run still goes when either owner goes.
 	run := manualRun().Owner("batch.volcano.sh/v1alpha1", "Job", "launcher", "uid-launcher").Owner("batch/v1", "CronJob", "legacy", "uid-legacy")
-	f := newRunFixture(t, isTime, interceptor.Funcs{}, hourly().Obj(), run.Obj())
+	f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Obj(), run.Obj())
 	f.mustReconcileRun(t, "manual")
 	job := f.job(t, manualJob)
 	want := []metav1.OwnerReference{

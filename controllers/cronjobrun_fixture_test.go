@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -23,7 +25,7 @@ import (
 )
 
 // The CronJobRun tests run manual runs of the matrix's CronJob "hourly" ("0 * * * *", created at 09:00 on
-// 2026-03-02, UTC). The run "manual" has the UID runUID and is created at isTime (10:00:05) unless a case
+// 2026-03-02, UTC). The run "manual" has the UID runUID and is created at IsTime (10:00:05) unless a case
 // says otherwise; a run now gets the Job manualJob.
 const runUID types.UID = "run-uid"
 
@@ -31,7 +33,7 @@ var manualJob = runJobName("hourly", runUID)
 
 // manualRun is the run "manual" of "hourly": a run now that honours the concurrency policy.
 func manualRun() *builders.CronJobRunWrapper {
-	return builders.MakeCronJobRun("manual", testNamespace, "hourly").UID(runUID).CreationTimestamp(isTime)
+	return builders.MakeCronJobRun("manual", Namespace, "hourly").UID(runUID).CreationTimestamp(IsTime)
 }
 
 // runFixture is the CronJobRun reconciler and the CronJob reconciler on one fake client, one fake clock
@@ -77,7 +79,7 @@ func newRunFixture(t *testing.T, now time.Time, funcs interceptor.Funcs, objs ..
 // reconcileRun reconciles the CronJobRun of that name.
 func (f *runFixture) reconcileRun(t *testing.T, name string) (ctrl.Result, error) {
 	t.Helper()
-	return f.runs.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: testNamespace, Name: name}})
+	return f.runs.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: name}})
 }
 
 // mustReconcileRun reconciles the CronJobRun of that name and fails the test on an error.
@@ -93,7 +95,7 @@ func (f *runFixture) mustReconcileRun(t *testing.T, name string) ctrl.Result {
 // reconcileCronJob reconciles the CronJob "hourly" and fails the test on an error.
 func (f *runFixture) reconcileCronJob(t *testing.T) Outcome {
 	t.Helper()
-	out := f.cronJobs.reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: testNamespace, Name: "hourly"}})
+	out := f.cronJobs.reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: "hourly"}})
 	if out.Err != nil {
 		t.Fatalf("Reconcile of the CronJob: %v", out.Err)
 	}
@@ -104,7 +106,7 @@ func (f *runFixture) reconcileCronJob(t *testing.T) Outcome {
 func (f *runFixture) run(t *testing.T, name string) *cronjobv1.CronJobRun {
 	t.Helper()
 	var run cronjobv1.CronJobRun
-	err := f.client.Get(context.Background(), types.NamespacedName{Namespace: testNamespace, Name: name}, &run)
+	err := f.client.Get(context.Background(), types.NamespacedName{Namespace: Namespace, Name: name}, &run)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -118,7 +120,7 @@ func (f *runFixture) run(t *testing.T, name string) *cronjobv1.CronJobRun {
 func (f *runFixture) job(t *testing.T, name string) *batchv1.Job {
 	t.Helper()
 	var job batchv1.Job
-	if err := f.client.Get(context.Background(), types.NamespacedName{Namespace: testNamespace, Name: name}, &job); err != nil {
+	if err := f.client.Get(context.Background(), types.NamespacedName{Namespace: Namespace, Name: name}, &job); err != nil {
 		t.Fatal(err)
 	}
 	return &job
@@ -128,7 +130,7 @@ func (f *runFixture) job(t *testing.T, name string) *batchv1.Job {
 func (f *runFixture) cronJob(t *testing.T) *cronjobv1.CronJob {
 	t.Helper()
 	var cj cronjobv1.CronJob
-	if err := f.client.Get(context.Background(), types.NamespacedName{Namespace: testNamespace, Name: "hourly"}, &cj); err != nil {
+	if err := f.client.Get(context.Background(), types.NamespacedName{Namespace: Namespace, Name: "hourly"}, &cj); err != nil {
 		t.Fatal(err)
 	}
 	return &cj

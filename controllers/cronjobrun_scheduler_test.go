@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -38,27 +40,27 @@ func (f *runFixture) scheduledState(t *testing.T) scheduledState {
 
 func TestRunNowNeverSkipsNorDuplicatesTheScheduledRun(t *testing.T) {
 	for caseName, ranAt := range map[string]time.Time{
-		"run now at 09:30":                     hm(9, 30),
-		"run now at 10:00:00, the due instant": topOfTheHour,
+		"run now at 09:30":                     HM(9, 30),
+		"run now at 10:00:00, the due instant": TopOfTheHour,
 	} {
 		t.Run(caseName, func(t *testing.T) {
 			t.Parallel()
-			f := newRunFixture(t, ranAt, interceptor.Funcs{}, hourly().LastScheduleTime(priorHour).Obj(), manualRun().CreationTimestamp(ranAt).Obj())
+			f := newRunFixture(t, ranAt, interceptor.Funcs{}, Hourly().LastScheduleTime(PriorHour).Obj(), manualRun().CreationTimestamp(ranAt).Obj())
 			f.mustReconcileRun(t, "manual")
 			f.reconcileCronJob(t)
-			if ranAt.Before(topOfTheHour) {
-				want := scheduledState{Jobs: []string{manualJob}, Active: []string{manualJob}, LastSchedule: priorHour}
+			if ranAt.Before(TopOfTheHour) {
+				want := scheduledState{Jobs: []string{manualJob}, Active: []string{manualJob}, LastSchedule: PriorHour}
 				if diff := cmp.Diff(want, f.scheduledState(t)); diff != "" {
 					t.Errorf("before the hour (-want,+got): the manual Job is active, lastScheduleTime unchanged:\n%s", diff)
 				}
 			}
 
-			f.clock.SetTime(isTime)
+			f.clock.SetTime(IsTime)
 			f.reconcileCronJob(t)
 			f.reconcileCronJob(t)
 			want := scheduledState{
-				Jobs:   sortedNames(manualJob, name(topOfTheHour)),
-				Active: []string{manualJob, name(topOfTheHour)}, LastSchedule: topOfTheHour,
+				Jobs:   sortedNames(manualJob, name(TopOfTheHour)),
+				Active: []string{manualJob, name(TopOfTheHour)}, LastSchedule: TopOfTheHour,
 			}
 			if diff := cmp.Diff(want, f.scheduledState(t), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 				t.Errorf("after the hour (-want,+got): one scheduled Job beside the manual one:\n%s", diff)
@@ -69,26 +71,26 @@ func TestRunNowNeverSkipsNorDuplicatesTheScheduledRun(t *testing.T) {
 
 func TestBackfillOfTheDueTimeIsThatTimesOnlyJob(t *testing.T) {
 	t.Run("backfill first, then the scheduler", func(t *testing.T) {
-		f := newRunFixture(t, isTime, interceptor.Funcs{}, hourly().LastScheduleTime(priorHour).Obj(), manualRun().ScheduledTime(topOfTheHour).Obj())
+		f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().LastScheduleTime(PriorHour).Obj(), manualRun().ScheduledTime(TopOfTheHour).Obj())
 		f.mustReconcileRun(t, "manual")
 		if out := f.reconcileCronJob(t); out.Run != RunAdopted {
 			t.Errorf("scheduler's run at 10:00 = %q, want Adopted: the backfill's Job is that run", out.Run)
 		}
-		want := scheduledState{Jobs: []string{name(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: topOfTheHour}
+		want := scheduledState{Jobs: []string{name(TopOfTheHour)}, Active: []string{name(TopOfTheHour)}, LastSchedule: TopOfTheHour}
 		if diff := cmp.Diff(want, f.scheduledState(t)); diff != "" {
 			t.Errorf("(-want,+got):\n%s", diff)
 		}
 	})
 	t.Run("the scheduler first, then the backfill", func(t *testing.T) {
-		f := newRunFixture(t, isTime, interceptor.Funcs{}, hourly().LastScheduleTime(priorHour).Obj(), manualRun().ScheduledTime(topOfTheHour).Obj())
+		f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().LastScheduleTime(PriorHour).Obj(), manualRun().ScheduledTime(TopOfTheHour).Obj())
 		f.reconcileCronJob(t)
 		f.eventReasons()
 		f.mustReconcileRun(t, "manual")
 		run := f.run(t, "manual")
-		if run.Status.JobName != name(topOfTheHour) || run.Status.Phase != cronjobv1.RunRunning || readyReason(run) != ReasonJobExisted {
-			t.Errorf("run status = %s %s %s, want %s Running %s", run.Status.JobName, run.Status.Phase, readyReason(run), name(topOfTheHour), ReasonJobExisted)
+		if run.Status.JobName != name(TopOfTheHour) || run.Status.Phase != cronjobv1.RunRunning || readyReason(run) != ReasonJobExisted {
+			t.Errorf("run status = %s %s %s, want %s Running %s", run.Status.JobName, run.Status.Phase, readyReason(run), name(TopOfTheHour), ReasonJobExisted)
 		}
-		if diff := cmp.Diff([]string{name(topOfTheHour)}, f.jobNames(t)); diff != "" {
+		if diff := cmp.Diff([]string{name(TopOfTheHour)}, f.jobNames(t)); diff != "" {
 			t.Errorf("Jobs (-want,+got):\n%s", diff)
 		}
 		if diff := cmp.Diff([]string{"Normal JobExisted"}, f.eventReasons()); diff != "" {

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -64,7 +66,7 @@ func (s *runSyncer) start(ctx context.Context) (ctrl.Result, error) {
 // time, after checking that it is a scheduled time of the schedule (in its time zone) and not in the
 // future. ok is false when the run was rejected.
 func (s *runSyncer) target(cj *cronjobv1.CronJob) (scheduled time.Time, name string, loc *time.Location, ok bool) {
-	sched, loc, err := parseSchedule(cj.Spec.Schedule, cj.Spec.TimeZone)
+	sched, loc, err := schedule.Parse(cj.Spec.Schedule, cj.Spec.TimeZone)
 	if s.run.Spec.ScheduledTime == nil {
 		if err != nil {
 			loc = time.UTC // a run now does not need the schedule; its annotation is then in UTC
@@ -73,9 +75,9 @@ func (s *runSyncer) target(cj *cronjobv1.CronJob) (scheduled time.Time, name str
 	}
 	t := s.run.Spec.ScheduledTime.Time
 	if err != nil {
-		var se *scheduleError
+		var se *schedule.Error
 		if !errors.As(err, &se) {
-			se = &scheduleError{Reason: cronjobv1.ReasonUnparseableSchedule, Message: err.Error()}
+			se = &schedule.Error{Reason: cronjobv1.ReasonUnparseableSchedule, Message: err.Error()}
 		}
 		s.reject(se.Reason, "the CronJob's scheduled times cannot be computed: %s; then create another CronJobRun", se.Message)
 		return time.Time{}, "", nil, false
@@ -85,10 +87,10 @@ func (s *runSyncer) target(cj *cronjobv1.CronJob) (scheduled time.Time, name str
 			t.In(loc).Format(time.RFC3339), s.now.In(loc).Format(time.RFC3339))
 		return time.Time{}, "", nil, false
 	}
-	anchor := earliestTime(cj)
-	if !isScheduledTime(sched, anchor, t) {
+	anchor := schedule.EarliestTime(cj)
+	if !schedule.IsScheduledTime(sched, anchor, t) {
 		next := "none in the five years after it"
-		if n := nextScheduleTime(sched, anchor, t); !n.IsZero() {
+		if n := schedule.Next(sched, anchor, t); !n.IsZero() {
 			next = n.In(loc).Format(time.RFC3339)
 		}
 		s.reject(ReasonNotAScheduledTime, "spec.scheduledTime %s is not a scheduled time of schedule %q in time zone %s (the next one after it is %s): create another CronJobRun for a scheduled time",

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -27,11 +30,11 @@ func (q *fakeRecordQueue) Len() int                      { return q.waiting }
 func (q *fakeRecordQueue) AddLast(req reconcile.Request) { q.added = append(q.added, req) }
 func (q *fakeRecordQueue) Add(req reconcile.Request)     { q.given = append(q.given, req) }
 
-// busyFixture is the fixture of hourly() at 10:00:02, its 10:00 run due, with `waiting` other reconciles
+// busyFixture is the fixture of Hourly() at 10:00:02, its 10:00 run due, with `waiting` other reconciles
 // in the queue.
 func busyFixture(t *testing.T, waiting int) (*fixture, *fakeRecordQueue) {
 	t.Helper()
-	f := newFixture(t, topOfTheHour.Add(2*time.Second), interceptor.Funcs{}, hourly().Obj())
+	f := newFixture(t, TopOfTheHour.Add(2*time.Second), interceptor.Funcs{}, Hourly().Obj())
 	q := &fakeRecordQueue{waiting: waiting}
 	f.r.Queue = q
 	return f, q
@@ -73,14 +76,14 @@ func TestJobsFirstDefersTheRecordWhileOthersWaitAndWritesItNext(t *testing.T) {
 	if second.Run != RunNone || second.Status != StatusWritten || second.Err != nil {
 		t.Fatalf("second reconcile = %+v, want no run due and the status written", second)
 	}
-	if want := time.Hour - 2*time.Second + requeuePadding; second.RequeueAfter != want {
+	if want := time.Hour - 2*time.Second + schedule.RequeuePadding; second.RequeueAfter != want {
 		t.Errorf("second reconcile RequeueAfter = %v, want %v (the 11:00 run)", second.RequeueAfter, want)
 	}
-	want := recorded{LastSchedule: timePtr(topOfTheHour), Active: []string{name(topOfTheHour)}}
+	want := recorded{LastSchedule: timePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}}
 	if diff := cmp.Diff(want, recordOf(f.cronJob(t))); diff != "" {
 		t.Errorf("stored status after the second reconcile (-want,+got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{name(topOfTheHour)}, f.jobNames(t)); diff != "" {
+	if diff := cmp.Diff([]string{name(TopOfTheHour)}, f.jobNames(t)); diff != "" {
 		t.Errorf("Jobs (-want,+got):\n%s", diff)
 	}
 	if len(q.added) != 1 {
@@ -106,7 +109,7 @@ func TestJobsFirstWritesAtOnceWhenNothingWaits(t *testing.T) {
 	if diff := cmp.Diff([]string{"Normal SuccessfulCreate"}, f.eventReasons()); diff != "" {
 		t.Errorf("events (-want,+got):\n%s", diff)
 	}
-	want := recorded{LastSchedule: timePtr(topOfTheHour), Active: []string{name(topOfTheHour)}}
+	want := recorded{LastSchedule: timePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}}
 	if diff := cmp.Diff(want, recordOf(f.cronJob(t))); diff != "" {
 		t.Errorf("stored status (-want,+got):\n%s", diff)
 	}
@@ -127,20 +130,20 @@ func TestJobsFirstRecordSurvivesWhatHappensBeforeIt(t *testing.T) {
 			return &CronJobReconciler{Client: f.client, APIReader: f.client, Scheme: f.r.Scheme, Clock: f.r.Clock, Recorder: f.recorder}
 		},
 		wantRun:  RunAdopted,
-		want:     recorded{LastSchedule: timePtr(topOfTheHour), Active: []string{name(topOfTheHour)}},
-		wantJobs: []string{name(topOfTheHour)},
+		want:     recorded{LastSchedule: timePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}},
+		wantJobs: []string{name(TopOfTheHour)},
 	}, {
 		name: "the Job is deleted (ttlSecondsAfterFinished 0, or a user): the run is recorded, never started again",
 		between: func(t *testing.T, f *fixture) *CronJobReconciler {
 			job := &batchv1.Job{}
-			job.Namespace, job.Name = testNamespace, name(topOfTheHour)
+			job.Namespace, job.Name = Namespace, name(TopOfTheHour)
 			if err := f.client.Delete(context.Background(), job); err != nil {
 				t.Fatal(err)
 			}
 			return f.r
 		},
 		wantRun:  RunNone,
-		want:     recorded{LastSchedule: timePtr(topOfTheHour)},
+		want:     recorded{LastSchedule: timePtr(TopOfTheHour)},
 		wantJobs: []string{},
 	}, {
 		name: "the spec is edited: the run is applied to the edited CronJob",
@@ -149,8 +152,8 @@ func TestJobsFirstRecordSurvivesWhatHappensBeforeIt(t *testing.T) {
 			return f.r
 		},
 		wantRun:  RunNone,
-		want:     recorded{LastSchedule: timePtr(topOfTheHour), Active: []string{name(topOfTheHour)}},
-		wantJobs: []string{name(topOfTheHour)},
+		want:     recorded{LastSchedule: timePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}},
+		wantJobs: []string{name(TopOfTheHour)},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -196,7 +199,7 @@ func TestCreateEventOfTheRunsJob(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var gotEarly bool
 			var f *fixture
-			f = newFixture(t, topOfTheHour.Add(2*time.Second), interceptor.Funcs{
+			f = newFixture(t, TopOfTheHour.Add(2*time.Second), interceptor.Funcs{
 				Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 					err := c.Create(ctx, obj, opts...)
 					if _, isJob := obj.(*batchv1.Job); isJob && err == nil && tc.early {
@@ -204,7 +207,7 @@ func TestCreateEventOfTheRunsJob(t *testing.T) {
 					}
 					return err
 				},
-			}, hourly().Obj())
+			}, Hourly().Obj())
 			q := &fakeRecordQueue{waiting: tc.waiting}
 			f.r.Queue = q
 			f.outcome()
@@ -212,10 +215,10 @@ func TestCreateEventOfTheRunsJob(t *testing.T) {
 				t.Errorf("early create event dropped = %v, want %v", gotEarly, tc.wantEarly)
 			}
 			var job batchv1.Job
-			if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: testNamespace, Name: name(topOfTheHour)}, &job); err != nil {
+			if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: name(TopOfTheHour)}, &job); err != nil {
 				t.Fatal(err)
 			}
-			if f.r.expected.observed(runningJob(priorHour)) {
+			if f.r.expected.observed(runningJob(PriorHour)) {
 				t.Errorf("a Job the reconciler did not create was taken for its own")
 			}
 			if got := f.r.expected.observed(&job); got != tc.wantLater {
@@ -234,7 +237,7 @@ func TestCreateEventOfTheRunsJob(t *testing.T) {
 		f.outcome()
 		f.outcome()
 		var job batchv1.Job
-		if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: testNamespace, Name: name(topOfTheHour)}, &job); err != nil {
+		if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: name(TopOfTheHour)}, &job); err != nil {
 			t.Fatal(err)
 		}
 		if f.r.expected.observed(&job) {

@@ -20,7 +20,7 @@
 //     following a run's Job and pruning runs; cronjobrun_start.go starts a run (target time and name,
 //     adoption, the concurrency policy, the create); cronjobrun_status.go its names, phases, conditions
 //     and reasons; cronjobrun_setup.go its wiring (index, watches), called by Setup; next.go
-//     NextScheduleTimes, the schedule math kubectl-cjo uses, and isScheduledTime for backfills;
+//     schedule.NextRuns, the schedule math kubectl-cjo uses, and schedule.IsScheduledTime for backfills;
 //   - events.go holds the event reasons; recorder.go the events.k8s.io recorder; cache.go the cache
 //     options; cronjob_webhook.go the defaulting and validating webhooks; faultpoint.go and
 //     faultpoint_e2e.go the crash points of the e2e image.

@@ -5,6 +5,9 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -33,7 +36,7 @@ func editEntry(manager string, t time.Time, specFields ...string) metav1.Managed
 }
 
 // edit is the managedFields entry of an edit of the spec fields given at t by kubectl, for
-// hourly().Edited(edit(...)), which also bumps the generation as the API server does for a spec change.
+// Hourly().Edited(edit(...)), which also bumps the generation as the API server does for a spec change.
 func edit(t time.Time, specFields ...string) metav1.ManagedFieldsEntry {
 	return editEntry("kubectl-edit", t, specFields...)
 }
@@ -77,11 +80,11 @@ func (m *metadataReads) Get(ctx context.Context, key client.ObjectKey, obj clien
 }
 
 func TestLastEditOf(t *testing.T) {
-	statusEntry := editEntry("cronjob-operator", hm(11, 0), "f:suspend")
+	statusEntry := editEntry("cronjob-operator", HM(11, 0), "f:suspend")
 	statusEntry.Subresource = "status"
-	noTime := editEntry("kubectl", hm(11, 0), "f:suspend")
+	noTime := editEntry("kubectl", HM(11, 0), "f:suspend")
 	noTime.Time = nil
-	malformed := editEntry("kubectl", hm(11, 0))
+	malformed := editEntry("kubectl", HM(11, 0))
 	malformed.FieldsV1 = metav1.NewFieldsV1(`{"f:spec":`)
 
 	cases := map[string]struct {
@@ -90,37 +93,37 @@ func TestLastEditOf(t *testing.T) {
 	}{
 		"no entries: unknown": {},
 		"the creator's entry owns the schedule: its time": {
-			entries: []metav1.ManagedFieldsEntry{editEntry("kubectl-create", priorHour, "f:schedule", "f:jobTemplate")},
-			want:    priorHour,
+			entries: []metav1.ManagedFieldsEntry{editEntry("kubectl-create", PriorHour, "f:schedule", "f:jobTemplate")},
+			want:    PriorHour,
 		},
 		"a later edit of suspend by another client: the later time": {
 			entries: []metav1.ManagedFieldsEntry{
-				editEntry("kubectl-create", priorHour, "f:schedule", "f:suspend"),
-				editEntry("kubectl-patch", hm(10, 30), "f:suspend"),
+				editEntry("kubectl-create", PriorHour, "f:schedule", "f:suspend"),
+				editEntry("kubectl-patch", HM(10, 30), "f:suspend"),
 			},
-			want: hm(10, 30),
+			want: HM(10, 30),
 		},
 		"a later edit of the time zone, listed first: the later time": {
 			entries: []metav1.ManagedFieldsEntry{
-				editEntry("kubectl-patch", hm(10, 30), "f:timeZone"),
-				editEntry("kubectl-create", priorHour, "f:schedule"),
+				editEntry("kubectl-patch", HM(10, 30), "f:timeZone"),
+				editEntry("kubectl-create", PriorHour, "f:schedule"),
 			},
-			want: hm(10, 30),
+			want: HM(10, 30),
 		},
 		"a later edit of the Job template only: not an edit of the schedule": {
 			entries: []metav1.ManagedFieldsEntry{
-				editEntry("kubectl-create", priorHour, "f:schedule"),
-				editEntry("kubectl-patch", hm(10, 30), "f:jobTemplate"),
+				editEntry("kubectl-create", PriorHour, "f:schedule"),
+				editEntry("kubectl-patch", HM(10, 30), "f:jobTemplate"),
 			},
-			want: priorHour,
+			want: PriorHour,
 		},
 		"the controller's status entry, later: ignored": {
-			entries: []metav1.ManagedFieldsEntry{editEntry("kubectl-create", priorHour, "f:schedule"), statusEntry},
-			want:    priorHour,
+			entries: []metav1.ManagedFieldsEntry{editEntry("kubectl-create", PriorHour, "f:schedule"), statusEntry},
+			want:    PriorHour,
 		},
 		"an entry without a time or with fields that do not parse: ignored": {
-			entries: []metav1.ManagedFieldsEntry{editEntry("kubectl-create", priorHour, "f:schedule"), noTime, malformed},
-			want:    priorHour,
+			entries: []metav1.ManagedFieldsEntry{editEntry("kubectl-create", PriorHour, "f:schedule"), noTime, malformed},
+			want:    PriorHour,
 		},
 	}
 	for name, tc := range cases {
@@ -137,41 +140,41 @@ func TestLastEditOf(t *testing.T) {
 // effect when the API server recorded it (managedFields), not when the controller noticed it, so after a
 // downtime the most recent run due after the edit starts and none due before it.
 func TestMatrixEditTime(t *testing.T) {
-	const pad = requeuePadding
-	suspendedSince9 := observed("0 * * * *", true, priorHour)
+	const pad = schedule.RequeuePadding
+	suspendedSince9 := observed("0 * * * *", true, PriorHour)
 	starts := func(slot time.Time, requeue time.Duration) outcome {
 		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{name(slot)}, LastSchedule: timePtr(slot),
 			Events: []string{evCreated}, StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
 	}
 	nothing := func(requeue time.Duration) outcome {
-		return outcome{LastSchedule: timePtr(priorHour), StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
+		return outcome{LastSchedule: timePtr(PriorHour), StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
 	}
 	runMatrix(t, map[string]scenario{
 		"resumed at 10:30 while the controller was down, now 11:05: the 11:00 run, due after the resume, starts": {
-			cronJob: hourly().LastScheduleTime(priorHour).ObservedSchedule(suspendedSince9).Edited(edit(hm(10, 30), "f:suspend")), now: hm(11, 5),
-			want: starts(hm(11, 0), 55*time.Minute+pad),
+			cronJob: Hourly().LastScheduleTime(PriorHour).ObservedSchedule(suspendedSince9).Edited(edit(HM(10, 30), "f:suspend")), now: HM(11, 5),
+			want: starts(HM(11, 0), 55*time.Minute+pad),
 		},
 		"resumed at 10:30 while the controller was down, now 10:45: the 10:00 run, due while suspended, does not start": {
-			cronJob: hourly().LastScheduleTime(priorHour).ObservedSchedule(suspendedSince9).Edited(edit(hm(10, 30), "f:suspend")), now: hm(10, 45),
+			cronJob: Hourly().LastScheduleTime(PriorHour).ObservedSchedule(suspendedSince9).Edited(edit(HM(10, 30), "f:suspend")), now: HM(10, 45),
 			want: nothing(15*time.Minute + pad),
 		},
 		"resumed exactly at 10:00 while the controller was down: the 10:00 run is not after the resume and does not start": {
-			cronJob: hourly().LastScheduleTime(priorHour).ObservedSchedule(suspendedSince9).Edited(edit(topOfTheHour, "f:suspend")), now: hm(10, 45),
+			cronJob: Hourly().LastScheduleTime(PriorHour).ObservedSchedule(suspendedSince9).Edited(edit(TopOfTheHour, "f:suspend")), now: HM(10, 45),
 			want: nothing(15*time.Minute + pad),
 		},
 		"schedule edited to 30 * * * * at 10:40 while the controller was down, now 11:35: the 11:30 run starts": {
-			cronJob: hourly().Schedule("30 * * * *").LastScheduleTime(priorHour).ObservedSchedule(observed("0 * * * *", false, priorHour)).Edited(edit(hm(10, 40), "f:schedule")),
-			now:     hm(11, 35),
-			want:    starts(hm(11, 30), 55*time.Minute+pad),
+			cronJob: Hourly().Schedule("30 * * * *").LastScheduleTime(PriorHour).ObservedSchedule(observed("0 * * * *", false, PriorHour)).Edited(edit(HM(10, 40), "f:schedule")),
+			now:     HM(11, 35),
+			want:    starts(HM(11, 30), 55*time.Minute+pad),
 		},
 		"resumed, with an edit time later than now (the API server's clock ahead): counts as now, nothing starts": {
-			cronJob: hourly().LastScheduleTime(priorHour).ObservedSchedule(suspendedSince9).Edited(edit(hm(12, 0), "f:suspend")), now: hm(11, 5),
+			cronJob: Hourly().LastScheduleTime(PriorHour).ObservedSchedule(suspendedSince9).Edited(edit(HM(12, 0), "f:suspend")), now: HM(11, 5),
 			want: nothing(55*time.Minute + pad),
 		},
 		"resumed, the owner of suspend recorded a time before the last observation: the old since holds": {
-			cronJob: hourly().LastScheduleTime(priorHour).ObservedSchedule(observed("0 * * * *", true, hm(9, 30))).Edited(edit(priorHour, "f:schedule", "f:suspend")).Edited(edit(hm(10, 30), "f:jobTemplate")),
-			now:     hm(11, 5),
-			want:    starts(hm(11, 0), 55*time.Minute+pad),
+			cronJob: Hourly().LastScheduleTime(PriorHour).ObservedSchedule(observed("0 * * * *", true, HM(9, 30))).Edited(edit(PriorHour, "f:schedule", "f:suspend")).Edited(edit(HM(10, 30), "f:jobTemplate")),
+			now:     HM(11, 5),
+			want:    starts(HM(11, 0), 55*time.Minute+pad),
 		},
 	})
 }
@@ -181,7 +184,7 @@ func TestMatrixEditTime(t *testing.T) {
 // do not start.
 func TestFirstObservationAfterAnEdit(t *testing.T) {
 	cases := map[string]struct {
-		cronJob *builders.CronJobWrapper // nil: hourly()
+		cronJob *builders.CronJobWrapper // nil: Hourly()
 		now     time.Time
 		// expectations
 		wantJobs  []string
@@ -189,20 +192,20 @@ func TestFirstObservationAfterAnEdit(t *testing.T) {
 		wantReads int // live GETs of the CronJob's metadata: one per edit to look up, none otherwise
 	}{
 		"created at 09:00, resumed at 10:30 before the controller saw it, now 10:45: the 10:00 run does not start": {
-			cronJob: hourly().Edited(edit(hm(10, 30), "f:suspend")), now: hm(10, 45),
-			wantJobs: []string{}, wantSince: hm(10, 30), wantReads: 1,
+			cronJob: Hourly().Edited(edit(HM(10, 30), "f:suspend")), now: HM(10, 45),
+			wantJobs: []string{}, wantSince: HM(10, 30), wantReads: 1,
 		},
 		"created at 09:00, resumed at 10:30 before the controller saw it, now 11:05: the 11:00 run starts": {
-			cronJob: hourly().Edited(edit(hm(10, 30), "f:suspend")), now: hm(11, 5),
-			wantJobs: []string{name(hm(11, 0))}, wantSince: hm(10, 30), wantReads: 1,
+			cronJob: Hourly().Edited(edit(HM(10, 30), "f:suspend")), now: HM(11, 5),
+			wantJobs: []string{name(HM(11, 0))}, wantSince: HM(10, 30), wantReads: 1,
 		},
 		"created at 09:00, never edited, now 10:05: the 10:00 run starts, counted from the creation, with no GET": {
-			now:      hm(10, 5),
-			wantJobs: []string{name(topOfTheHour)}, wantSince: priorHour,
+			now:      HM(10, 5),
+			wantJobs: []string{name(TopOfTheHour)}, wantSince: PriorHour,
 		},
 		"last ran at 10:00, edited at 09:30 (before that run): counted from the last run": {
-			cronJob: hourly().LastScheduleTime(topOfTheHour).Edited(edit(hm(9, 30), "f:schedule")), now: hm(11, 5),
-			wantJobs: []string{name(hm(11, 0))}, wantSince: topOfTheHour, wantReads: 1,
+			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Edited(edit(HM(9, 30), "f:schedule")), now: HM(11, 5),
+			wantJobs: []string{name(HM(11, 0))}, wantSince: TopOfTheHour, wantReads: 1,
 		},
 	}
 	for caseName, tc := range cases {

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,20 +25,20 @@ func TestJobFailedTime(t *testing.T) {
 		want       *metav1.Time
 	}{
 		"failure targeted at 10:05, marked Failed at 10:07: 10:07": {
-			conditions: []batchv1.JobCondition{cond(batchv1.JobFailureTarget, corev1.ConditionTrue, hm(10, 5)),
-				cond(batchv1.JobFailed, corev1.ConditionTrue, hm(10, 7))},
-			want: timePtr(hm(10, 7)),
+			conditions: []batchv1.JobCondition{cond(batchv1.JobFailureTarget, corev1.ConditionTrue, HM(10, 5)),
+				cond(batchv1.JobFailed, corev1.ConditionTrue, HM(10, 7))},
+			want: timePtr(HM(10, 7)),
 		},
 		"a Failed condition that is False: not failed": {
-			conditions: []batchv1.JobCondition{cond(batchv1.JobFailed, corev1.ConditionFalse, hm(10, 7))},
+			conditions: []batchv1.JobCondition{cond(batchv1.JobFailed, corev1.ConditionFalse, HM(10, 7))},
 		},
 		"completed: not failed": {
-			conditions: []batchv1.JobCondition{cond(batchv1.JobComplete, corev1.ConditionTrue, hm(10, 7))},
+			conditions: []batchv1.JobCondition{cond(batchv1.JobComplete, corev1.ConditionTrue, HM(10, 7))},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			job := builders.MakeJob("hourly-1", testNamespace).Obj()
+			job := builders.MakeJob("hourly-1", Namespace).Obj()
 			job.Status.Conditions = tc.conditions
 			got := jobFailedTime(job)
 			if (got == nil) != (tc.want == nil) || (got != nil && !got.Equal(tc.want)) {

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 
@@ -13,13 +15,13 @@ import (
 
 // historyJob is a Job of the history tables, created `age` minutes before the hour.
 func historyJob(name string, age int) *builders.JobWrapper {
-	created := topOfTheHour.Add(-time.Duration(age) * time.Minute)
+	created := TopOfTheHour.Add(-time.Duration(age) * time.Minute)
 	return builders.MakeJob(name, "ns").CreationTimestamp(created)
 }
 
 func TestJobsBeyondHistory(t *testing.T) {
 	// ago returns the instant m minutes before the hour.
-	ago := func(m int) time.Time { return topOfTheHour.Add(-time.Duration(m) * time.Minute) }
+	ago := func(m int) time.Time { return TopOfTheHour.Add(-time.Duration(m) * time.Minute) }
 	cases := map[string]struct {
 		// spec
 		cronJob *cronjobv1.CronJob

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -28,15 +31,15 @@ var (
 // error (so the retry backs off); a DELETE or GET that finds the Job gone lets the run start; a failed GET
 // of an active Job the cache lacks stops the reconcile before any policy applies.
 func TestMatrixReplaceFailures(t *testing.T) {
-	const pad = requeuePadding
+	const pad = schedule.RequeuePadding
 	scheduled, failedCreate := cronjobv1.ReasonScheduled, cronjobv1.ReasonFailedCreate
-	activeBefore := hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(priorHour))
-	missingFromCache := hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(priorHour))
-	deleteFails := outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evFailedDelete},
+	activeBefore := Hourly().Replace().LastScheduleTime(PriorHour).Active(runningJob(PriorHour))
+	missingFromCache := Hourly().Replace().LastScheduleTime(PriorHour).Active(runningJob(PriorHour))
+	deleteFails := outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Events: []string{evFailedDelete},
 		StatusWrites: 1, Ready: failedCreate, Err: true}
-	getFails := outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Ready: scheduled, Err: true}
-	startsNew := outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)},
-		LastSchedule: timePtr(topOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
+	getFails := outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Ready: scheduled, Err: true}
+	startsNew := outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
+		LastSchedule: timePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
 		Requeue: time.Hour - 5*time.Second + pad}
 	onlyFor := func(job string, err error) interceptor.Funcs {
 		return interceptor.Funcs{Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
@@ -52,58 +55,58 @@ func TestMatrixReplaceFailures(t *testing.T) {
 
 	runMatrix(t, map[string]scenario{
 		"still active, is time, Replace, DELETE fails with a server error": {
-			cronJob: activeBefore, jobs: jobsOf(runningJob(priorHour)), now: isTime, funcs: jobFaults("delete", errInternal),
+			cronJob: activeBefore, jobs: jobsOf(runningJob(PriorHour)), now: IsTime, funcs: jobFaults("delete", errInternal),
 			want: deleteFails,
 		},
 		"still active, is time, Replace, DELETE is forbidden": {
-			cronJob: activeBefore, jobs: jobsOf(runningJob(priorHour)), now: isTime, funcs: jobFaults("delete", errForbidden),
+			cronJob: activeBefore, jobs: jobsOf(runningJob(PriorHour)), now: IsTime, funcs: jobFaults("delete", errForbidden),
 			want: deleteFails,
 		},
 		"still active, is time, Replace, DELETE finds the Job already gone: the run starts": {
-			cronJob: activeBefore, jobs: jobsOf(runningJob(priorHour)), now: isTime, funcs: jobFaults("delete", errNotFound),
+			cronJob: activeBefore, jobs: jobsOf(runningJob(PriorHour)), now: IsTime, funcs: jobFaults("delete", errNotFound),
 			want: startsNew,
 		},
 		"two still active, is time, Replace, the second DELETE fails: the first is gone, nothing starts": {
-			cronJob: hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(hm(8, 0)), runningJob(priorHour)),
-			jobs:    jobsOf(runningJob(hm(8, 0)), runningJob(priorHour)), now: isTime, funcs: onlyFor(name(priorHour), errInternal),
-			want: outcome{Deleted: []string{name(hm(8, 0))}, Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour),
+			cronJob: Hourly().Replace().LastScheduleTime(PriorHour).Active(runningJob(HM(8, 0)), runningJob(PriorHour)),
+			jobs:    jobsOf(runningJob(HM(8, 0)), runningJob(PriorHour)), now: IsTime, funcs: onlyFor(name(PriorHour), errInternal),
+			want: outcome{Deleted: []string{name(HM(8, 0))}, Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour),
 				Events: []string{evDeleted, evFailedDelete}, StatusWrites: 1, Ready: failedCreate, Err: true},
 		},
 		"still active, is time, Replace, the CREATE after the DELETE fails: FailedCreate, the error is returned": {
-			cronJob: activeBefore, jobs: jobsOf(runningJob(priorHour)), now: isTime,
+			cronJob: activeBefore, jobs: jobsOf(runningJob(PriorHour)), now: IsTime,
 			funcs: interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 				return errInternal
 			}},
-			want: outcome{Deleted: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evDeleted, evFailedCreate},
+			want: outcome{Deleted: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Events: []string{evDeleted, evFailedCreate},
 				StatusWrites: 1, Ready: failedCreate, Err: true},
 		},
 		"still active, is time, Replace, CREATE meets AlreadyExists and the GET of that Job fails": {
-			cronJob: activeBefore, jobs: jobsOf(runningJob(priorHour)), now: isTime,
+			cronJob: activeBefore, jobs: jobsOf(runningJob(PriorHour)), now: IsTime,
 			funcs: interceptor.Funcs{Create: alreadyExists, Get: jobFaults("get", errInternal).Get},
-			want: outcome{Deleted: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evDeleted},
+			want: outcome{Deleted: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Events: []string{evDeleted},
 				StatusWrites: 1, Ready: scheduled, Err: true},
 		},
 		"still active but not in the cache, is time, Replace, GET fails with a server error: nothing done": {
-			cronJob: missingFromCache, now: isTime, funcs: jobFaults("get", errInternal),
+			cronJob: missingFromCache, now: IsTime, funcs: jobFaults("get", errInternal),
 			want: getFails,
 		},
 		"still active but not in the cache, is time, Replace, GET is forbidden: nothing done": {
-			cronJob: missingFromCache, now: isTime, funcs: jobFaults("get", errForbidden),
+			cronJob: missingFromCache, now: IsTime, funcs: jobFaults("get", errForbidden),
 			want: getFails,
 		},
 		"still active but not in the cache, is time, Forbid, GET fails: nothing done": {
-			cronJob: hourly().Forbid().LastScheduleTime(priorHour).Active(runningJob(priorHour)),
-			now:     isTime, funcs: jobFaults("get", errInternal),
+			cronJob: Hourly().Forbid().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
+			now:     IsTime, funcs: jobFaults("get", errInternal),
 			want: getFails,
 		},
 		"still active but not in the cache, is time, Replace, GET finds it gone: MissingJob, the run starts": {
-			cronJob: missingFromCache, now: isTime,
-			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)},
-				LastSchedule: timePtr(topOfTheHour), Events: []string{evMissingJob, evCreated}, StatusWrites: 1, Ready: scheduled,
+			cronJob: missingFromCache, now: IsTime,
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
+				LastSchedule: timePtr(TopOfTheHour), Events: []string{evMissingJob, evCreated}, StatusWrites: 1, Ready: scheduled,
 				Requeue: time.Hour - 5*time.Second + pad},
 		},
 		"never ran, is time, create fails because the namespace is terminating: nothing recorded, no error": {
-			now: isTime,
+			now: IsTime,
 			funcs: interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 				err := apierrors.NewForbidden(batchv1.Resource("jobs"), obj.GetName(), errors.New("namespace ns is being terminated"))
 				err.ErrStatus.Details.Causes = []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause}}
@@ -120,99 +123,99 @@ func TestMatrixReplaceFailures(t *testing.T) {
 // missing from status.active is tracked (batch/v1 only warns, so its Forbid can start a second Job); Jobs
 // of another owner are never tracked, adopted or deleted.
 func TestMatrixStaleCache(t *testing.T) {
-	const pad = requeuePadding
+	const pad = schedule.RequeuePadding
 	scheduled := cronjobv1.ReasonScheduled
-	recreated := hourlyJob(topOfTheHour).UID("someone-elses-uid").Obj()
-	orphaned := hourlyJob(priorHour).Orphaned().Obj()
-	predecessors := hourlyJob(priorHour).Orphaned().OwnedBy(hourly().UID("old-cj-uid").Obj()).Obj() // controlled by an earlier CronJob of the same name
-	strangers := hourlyJob(topOfTheHour).Orphaned().Obj()
+	recreated := hourlyJob(TopOfTheHour).UID("someone-elses-uid").Obj()
+	orphaned := hourlyJob(PriorHour).Orphaned().Obj()
+	predecessors := hourlyJob(PriorHour).Orphaned().OwnedBy(Hourly().UID("old-cj-uid").Obj()).Obj() // controlled by an earlier CronJob of the same name
+	strangers := hourlyJob(TopOfTheHour).Orphaned().Obj()
 	// lost is the CronJob after the 10:00 run whose status write was lost: lastScheduleTime is still 09:00.
-	lost := func() *builders.CronJobWrapper { return hourly().LastScheduleTime(priorHour) }
+	lost := func() *builders.CronJobWrapper { return Hourly().LastScheduleTime(PriorHour) }
 
 	cases := map[string]scenario{
 		"the 10:00 Job is active, not in the cache, running on the API server: kept": {
-			cronJob: hourly().LastScheduleTime(topOfTheHour).Active(runningJob(topOfTheHour)), serverOnly: jobsOf(runningJob(topOfTheHour)),
-			now:  topOfTheHour.Add(30 * time.Second),
-			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
+			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Active(runningJob(TopOfTheHour)), serverOnly: jobsOf(runningJob(TopOfTheHour)),
+			now:  TopOfTheHour.Add(30 * time.Second),
+			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
 		},
 		// lastSuccessfulTime is taken from the cached Job, on the reconcile its arrival in the cache triggers.
 		"the 10:00 Job is active, not in the cache, finished on the API server: SawCompletedJob": {
-			cronJob: hourly().LastScheduleTime(topOfTheHour).Active(runningJob(topOfTheHour)), serverOnly: jobsOf(doneJob(topOfTheHour)),
-			now:  hm(10, 2),
-			want: outcome{LastSchedule: timePtr(topOfTheHour), Events: []string{evSawCompleted}, StatusWrites: 1, Ready: scheduled, Requeue: 58*time.Minute + pad},
+			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Active(runningJob(TopOfTheHour)), serverOnly: jobsOf(doneJob(TopOfTheHour)),
+			now:  HM(10, 2),
+			want: outcome{LastSchedule: timePtr(TopOfTheHour), Events: []string{evSawCompleted}, StatusWrites: 1, Ready: scheduled, Requeue: 58*time.Minute + pad},
 		},
 		"the 10:00 Job is active, neither in the cache nor on the API server: MissingJob": {
-			cronJob: hourly().LastScheduleTime(topOfTheHour).Active(runningJob(topOfTheHour)), now: topOfTheHour.Add(30 * time.Second),
-			want: outcome{LastSchedule: timePtr(topOfTheHour), Events: []string{evMissingJob}, StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
+			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Active(runningJob(TopOfTheHour)), now: TopOfTheHour.Add(30 * time.Second),
+			want: outcome{LastSchedule: timePtr(TopOfTheHour), Events: []string{evMissingJob}, StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
 		},
 		"the 10:00 Job is active, on the API server under another UID (recreated): MissingJob": {
-			cronJob: hourly().LastScheduleTime(topOfTheHour).Active(runningJob(topOfTheHour)), serverOnly: jobsOf(recreated),
-			now:  topOfTheHour.Add(30 * time.Second),
-			want: outcome{LastSchedule: timePtr(topOfTheHour), Events: []string{evMissingJob}, StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
+			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Active(runningJob(TopOfTheHour)), serverOnly: jobsOf(recreated),
+			now:  TopOfTheHour.Add(30 * time.Second),
+			want: outcome{LastSchedule: timePtr(TopOfTheHour), Events: []string{evMissingJob}, StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
 		},
 		"the 09:00 Job is active but no longer controlled by this CronJob (orphaned): UnexpectedJob, dropped": {
-			cronJob: hourly().LastScheduleTime(priorHour).Active(orphaned), jobs: jobsOf(orphaned), now: beforeHour,
-			want: outcome{LastSchedule: timePtr(priorHour), Events: []string{evUnexpectedJob}, StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
+			cronJob: Hourly().LastScheduleTime(PriorHour).Active(orphaned), jobs: jobsOf(orphaned), now: BeforeHour,
+			want: outcome{LastSchedule: timePtr(PriorHour), Events: []string{evUnexpectedJob}, StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
 		},
 		"a Job of the due run exists and is a stranger's: FailedCreate, not adopted, no error": {
-			cronJob: lost(), jobs: jobsOf(strangers), now: isTime,
-			want: outcome{LastSchedule: timePtr(priorHour), Events: []string{evFailedCreate}, StatusWrites: 1,
+			cronJob: lost(), jobs: jobsOf(strangers), now: IsTime,
+			want: outcome{LastSchedule: timePtr(PriorHour), Events: []string{evFailedCreate}, StatusWrites: 1,
 				Ready: cronjobv1.ReasonFailedCreate, Requeue: time.Hour - 5*time.Second + pad},
 		},
 		"a Job of the due run exists and is a stranger's, second reconcile: no second warning, no status write, no hot loop": {
-			cronJob: lost(), jobs: jobsOf(strangers), now: isTime, twice: true,
-			want: outcome{LastSchedule: timePtr(priorHour),
+			cronJob: lost(), jobs: jobsOf(strangers), now: IsTime, twice: true,
+			want: outcome{LastSchedule: timePtr(PriorHour),
 				Ready: cronjobv1.ReasonFailedCreate, Requeue: time.Hour - 5*time.Second + pad},
 		},
 		// Only a status written by someone else is this inconsistent (the controller writes status.active and
 		// lastScheduleTime in one patch); Forbid and Replace get it wrong, see TestBugsFound.
 		"the 10:00 Job is in status.active, not in the cache, lastScheduleTime 09:00, a minute late, Allow: adopted": {
-			cronJob:    hourly().LastScheduleTime(priorHour).Active(runningJob(topOfTheHour)),
-			serverOnly: jobsOf(runningJob(topOfTheHour)), now: minLate,
-			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), StatusWrites: 1, Ready: scheduled,
+			cronJob:    Hourly().LastScheduleTime(PriorHour).Active(runningJob(TopOfTheHour)),
+			serverOnly: jobsOf(runningJob(TopOfTheHour)), now: MinLate,
+			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), StatusWrites: 1, Ready: scheduled,
 				Requeue: 59*time.Minute + pad},
 		},
 		"running Job of ours missing from status.active, not time: tracked": {
-			cronJob: lost(), jobs: jobsOf(runningJob(priorHour)), now: beforeHour,
-			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
+			cronJob: lost(), jobs: jobsOf(runningJob(PriorHour)), now: BeforeHour,
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
 		},
 		"finished Job of ours missing from status.active: lastSuccessfulTime, no SawCompletedJob": {
-			cronJob: lost(), jobs: jobsOf(doneJob(priorHour)), now: beforeHour,
-			want: outcome{LastSchedule: timePtr(priorHour), LastSuccessful: timePtr(hm(9, 1)), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
+			cronJob: lost(), jobs: jobsOf(doneJob(PriorHour)), now: BeforeHour,
+			want: outcome{LastSchedule: timePtr(PriorHour), LastSuccessful: timePtr(HM(9, 1)), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
 		},
 		"running Job of an earlier CronJob of the same name, is time, Forbid: ignored, the run starts": {
-			cronJob: lost().Forbid(), jobs: jobsOf(predecessors), now: isTime,
-			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
+			cronJob: lost().Forbid(), jobs: jobsOf(predecessors), now: IsTime,
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour),
 				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
 		},
 	}
 	for p, want := range map[cronjobv1.ConcurrencyPolicy]outcome{
-		cronjobv1.AllowConcurrent: {Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(priorHour), name(topOfTheHour)},
-			LastSchedule: timePtr(topOfTheHour), Events: []string{evCreated}, StatusWrites: 1},
-		cronjobv1.ForbidConcurrent: {Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evAlreadyActive},
-			StatusWrites: 1}, // nextScheduleTime moves on
-		cronjobv1.ReplaceConcurrent: {Created: []createdJob{newRun(topOfTheHour)}, Deleted: []string{name(priorHour)},
-			Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), Events: []string{evDeleted, evCreated}, StatusWrites: 1},
+		cronjobv1.AllowConcurrent: {Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(PriorHour), name(TopOfTheHour)},
+			LastSchedule: timePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1},
+		cronjobv1.ForbidConcurrent: {Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Events: []string{evAlreadyActive},
+			StatusWrites: 1}, // schedule.Next moves on
+		cronjobv1.ReplaceConcurrent: {Created: []createdJob{newRun(TopOfTheHour)}, Deleted: []string{name(PriorHour)},
+			Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), Events: []string{evDeleted, evCreated}, StatusWrites: 1},
 	} {
 		want.Ready, want.Requeue = scheduled, time.Hour-5*time.Second+pad
 		cases["the 09:00 Job is active, not in the cache, running on the API server, is time, "+string(p)] = scenario{
-			cronJob: hourly().ConcurrencyPolicy(p).LastScheduleTime(priorHour).Active(runningJob(priorHour)), serverOnly: jobsOf(runningJob(priorHour)),
-			now: isTime, want: want,
+			cronJob: Hourly().ConcurrencyPolicy(p).LastScheduleTime(PriorHour).Active(runningJob(PriorHour)), serverOnly: jobsOf(runningJob(PriorHour)),
+			now: IsTime, want: want,
 		}
 		cases["status write of the 10:00 run lost, its Job only on the API server, "+string(p)+": adopted, not created twice"] = scenario{
-			cronJob: lost().ConcurrencyPolicy(p), serverOnly: jobsOf(runningJob(topOfTheHour)), now: isTime,
-			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), StatusWrites: 1, Ready: scheduled,
+			cronJob: lost().ConcurrencyPolicy(p), serverOnly: jobsOf(runningJob(TopOfTheHour)), now: IsTime,
+			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), StatusWrites: 1, Ready: scheduled,
 				Requeue: time.Hour - 5*time.Second + pad},
 		}
 		cases["status write of the 10:00 run lost, its Job in the cache, "+string(p)+": adopted, not created twice"] = scenario{
-			cronJob: lost().ConcurrencyPolicy(p), jobs: jobsOf(runningJob(topOfTheHour)), now: isTime,
-			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), StatusWrites: 1, Ready: scheduled,
+			cronJob: lost().ConcurrencyPolicy(p), jobs: jobsOf(runningJob(TopOfTheHour)), now: IsTime,
+			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), StatusWrites: 1, Ready: scheduled,
 				Requeue: time.Hour - 5*time.Second + pad},
 		}
 		// Tracking it changes status.active, so status is written whatever the policy does.
 		want.StatusWrites = 1
 		cases["running Job of ours missing from status.active, is time, "+string(p)] = scenario{
-			cronJob: lost().ConcurrencyPolicy(p), jobs: jobsOf(runningJob(priorHour)), now: isTime, want: want,
+			cronJob: lost().ConcurrencyPolicy(p), jobs: jobsOf(runningJob(PriorHour)), now: IsTime, want: want,
 		}
 	}
 	runMatrix(t, cases)

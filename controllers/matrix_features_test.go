@@ -4,6 +4,9 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	corev1 "k8s.io/api/core/v1"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -22,52 +25,52 @@ var (
 // oldest first, one Job per reconcile with a 10 ms requeue, only the last maxCatchUpRuns of them (the rest
 // reported once), each through the starting deadline and the concurrency policy.
 func TestMatrixCatchUp(t *testing.T) {
-	const pad = requeuePadding
+	const pad = schedule.RequeuePadding
 	scheduled := cronjobv1.ReasonScheduled
-	fiveHoursDown := hourly().CatchUp(3).LastScheduleTime(hm(5, 0))
+	fiveHoursDown := Hourly().CatchUp(3).LastScheduleTime(HM(5, 0))
 	runMatrix(t, map[string]scenario{
 		"five runs missed, cap 3: the oldest of the last three starts, two are dropped once": {
-			cronJob: fiveHoursDown, now: isTime,
-			want: outcome{Created: []createdJob{newRun(hm(8, 0))}, Active: []string{name(hm(8, 0))}, LastSchedule: timePtr(hm(8, 0)),
+			cronJob: fiveHoursDown, now: IsTime,
+			want: outcome{Created: []createdJob{newRun(HM(8, 0))}, Active: []string{name(HM(8, 0))}, LastSchedule: timePtr(HM(8, 0)),
 				Events: []string{evDropped, evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
 		},
 		"five runs missed, cap 3, second reconcile at the same time: no second Job for 08:00, no second drop": {
-			cronJob: fiveHoursDown, now: isTime, twice: true,
-			want: outcome{Created: []createdJob{newRun(hm(9, 0))}, Active: []string{name(hm(8, 0)), name(hm(9, 0))}, LastSchedule: timePtr(hm(9, 0)),
+			cronJob: fiveHoursDown, now: IsTime, twice: true,
+			want: outcome{Created: []createdJob{newRun(HM(9, 0))}, Active: []string{name(HM(8, 0)), name(HM(9, 0))}, LastSchedule: timePtr(HM(9, 0)),
 				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
 		},
 		"the last missed run left: it starts, and the requeue is the next scheduled time again": {
-			cronJob: hourly().CatchUp(3).LastScheduleTime(hm(9, 0)), now: isTime,
-			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
+			cronJob: Hourly().CatchUp(3).LastScheduleTime(HM(9, 0)), now: IsTime,
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour),
 				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
-			wantNext: timePtr(topOfTheHour.Add(time.Hour)),
+			wantNext: timePtr(TopOfTheHour.Add(time.Hour)),
 		},
 		"default cap (10), two runs missed: the older starts first": {
-			cronJob: hourly().CatchUp(0).LastScheduleTime(hm(8, 0)), now: isTime,
-			want: outcome{Created: []createdJob{newRun(hm(9, 0))}, Active: []string{name(hm(9, 0))}, LastSchedule: timePtr(hm(9, 0)),
+			cronJob: Hourly().CatchUp(0).LastScheduleTime(HM(8, 0)), now: IsTime,
+			want: outcome{Created: []createdJob{newRun(HM(9, 0))}, Active: []string{name(HM(9, 0))}, LastSchedule: timePtr(HM(9, 0)),
 				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
 		},
 		"a 2 h deadline bounds the catch-up: 08:00 is past it and never starts": {
-			cronJob: hourly().CatchUp(10).StartingDeadlineSeconds(mediumDeadline).LastScheduleTime(hm(5, 0)), now: isTime,
-			want: outcome{Created: []createdJob{newRun(hm(9, 0))}, Active: []string{name(hm(9, 0))}, LastSchedule: timePtr(hm(9, 0)),
+			cronJob: Hourly().CatchUp(10).StartingDeadlineSeconds(mediumDeadline).LastScheduleTime(HM(5, 0)), now: IsTime,
+			want: outcome{Created: []createdJob{newRun(HM(9, 0))}, Active: []string{name(HM(9, 0))}, LastSchedule: timePtr(HM(9, 0)),
 				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
 		},
 		"Forbid with a Job active: the oldest missed run is skipped and waits for the Job, no 10 ms requeue": {
-			cronJob: hourly().CatchUp(3).Forbid().LastScheduleTime(hm(8, 0)).Active(runningJob(hm(8, 0))), jobs: jobsOf(runningJob(hm(8, 0))), now: isTime,
-			want: outcome{Active: []string{name(hm(8, 0))}, LastSchedule: timePtr(hm(8, 0)), Events: []string{evAlreadyActive},
+			cronJob: Hourly().CatchUp(3).Forbid().LastScheduleTime(HM(8, 0)).Active(runningJob(HM(8, 0))), jobs: jobsOf(runningJob(HM(8, 0))), now: IsTime,
+			want: outcome{Active: []string{name(HM(8, 0))}, LastSchedule: timePtr(HM(8, 0)), Events: []string{evAlreadyActive},
 				StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
 		},
 		"Europe/Berlin, 02:30 daily, down over the spring-forward night: the run of the missing 02:30 starts first, at the jump": {
-			cronJob: hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin").CatchUp(10).CreationTimestamp(mustTime("2026-03-01T00:00:00Z")).
-				LastScheduleTime(mustTime("2026-03-28T01:30:00Z")),
-			now: mustTime("2026-03-31T01:00:00Z"),
+			cronJob: Hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin").CatchUp(10).CreationTimestamp(MustTime("2026-03-01T00:00:00Z")).
+				LastScheduleTime(MustTime("2026-03-28T01:30:00Z")),
+			now: MustTime("2026-03-31T01:00:00Z"),
 			// 29 March has no 02:30: its run is at 03:00 CEST (01:00Z); then 30 and 31 March at 02:30 CEST (00:30Z).
-			want: outcome{Created: []createdJob{newRunIn(mustTime("2026-03-29T01:00:00Z"), berlin(t))}, Active: []string{name(mustTime("2026-03-29T01:00:00Z"))},
-				LastSchedule: timePtr(mustTime("2026-03-29T01:00:00Z")), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
+			want: outcome{Created: []createdJob{newRunIn(MustTime("2026-03-29T01:00:00Z"), berlin(t))}, Active: []string{name(MustTime("2026-03-29T01:00:00Z"))},
+				LastSchedule: timePtr(MustTime("2026-03-29T01:00:00Z")), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
 		},
 		"the Job of the oldest missed run exists (status write lost): adopted, not created twice": {
-			cronJob: fiveHoursDown, jobs: jobsOf(runningJob(hm(8, 0))), now: isTime,
-			want: outcome{Active: []string{name(hm(8, 0))}, LastSchedule: timePtr(hm(8, 0)),
+			cronJob: fiveHoursDown, jobs: jobsOf(runningJob(HM(8, 0))), now: IsTime,
+			want: outcome{Active: []string{name(HM(8, 0))}, LastSchedule: timePtr(HM(8, 0)),
 				Events: []string{evDropped}, StatusWrites: 1, Ready: scheduled, Requeue: pad},
 		},
 	})
@@ -77,103 +80,103 @@ func TestMatrixCatchUp(t *testing.T) {
 // started: a due run waits in status.queued while the limit is reached, starts oldest first when a Job
 // finishes, expires past its deadline, and never starts twice.
 func TestMatrixEnqueue(t *testing.T) {
-	const pad = requeuePadding
+	const pad = schedule.RequeuePadding
 	scheduled := cronjobv1.ReasonScheduled
 	busy := func() *builders.CronJobWrapper {
-		return hourly().Enqueue().LastScheduleTime(priorHour).Active(runningJob(priorHour))
+		return Hourly().Enqueue().LastScheduleTime(PriorHour).Active(runningJob(PriorHour))
 	}
 	runMatrix(t, map[string]scenario{
 		"the 09:00 Job is running: the 10:00 run is queued": {
-			cronJob: busy(), jobs: jobsOf(runningJob(priorHour)), now: isTime,
-			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
+			cronJob: busy(), jobs: jobsOf(runningJob(PriorHour)), now: IsTime,
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Queued: []time.Time{TopOfTheHour},
 				Events: []string{evQueued}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
-			wantNext: timePtr(topOfTheHour.Add(time.Hour)),
+			wantNext: timePtr(TopOfTheHour.Add(time.Hour)),
 		},
 		"queued, second reconcile: queued once": {
-			cronJob: busy(), jobs: jobsOf(runningJob(priorHour)), now: isTime, twice: true,
-			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
+			cronJob: busy(), jobs: jobsOf(runningJob(PriorHour)), now: IsTime, twice: true,
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Queued: []time.Time{TopOfTheHour},
 				Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
 		},
 		"the 09:00 Job finished at 10:30: the queued 10:00 run starts": {
-			cronJob: busy().Queued(topOfTheHour), jobs: jobsOf(doneJob(priorHour)), now: hm(10, 30),
-			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
-				LastSuccessful: timePtr(priorHour.Add(time.Minute)), Events: []string{evSawCompleted, evCreated}, StatusWrites: 1,
+			cronJob: busy().Queued(TopOfTheHour), jobs: jobsOf(doneJob(PriorHour)), now: HM(10, 30),
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour),
+				LastSuccessful: timePtr(PriorHour.Add(time.Minute)), Events: []string{evSawCompleted, evCreated}, StatusWrites: 1,
 				Ready: scheduled, Requeue: 30*time.Minute + pad},
 		},
 		"two queued, the Job finished, 11:00 due: the oldest starts, 11:00 joins the end of the queue": {
-			cronJob: busy().Queued(topOfTheHour, hm(10, 30)).Schedule("*/30 * * * *"), jobs: jobsOf(doneJob(priorHour)), now: hm(11, 0),
-			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
-				LastSuccessful: timePtr(priorHour.Add(time.Minute)), Queued: []time.Time{hm(10, 30), hm(11, 0)},
+			cronJob: busy().Queued(TopOfTheHour, HM(10, 30)).Schedule("*/30 * * * *"), jobs: jobsOf(doneJob(PriorHour)), now: HM(11, 0),
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour),
+				LastSuccessful: timePtr(PriorHour.Add(time.Minute)), Queued: []time.Time{HM(10, 30), HM(11, 0)},
 				Events: []string{evSawCompleted, evCreated, evQueued}, StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
 		},
 		"queued 10:00 with a 10 min deadline, the Job still running at 10:11: the queued run expires": {
-			cronJob: busy().StartingDeadlineSeconds(600).Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(10, 11),
-			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evQueuedExpired},
+			cronJob: busy().StartingDeadlineSeconds(600).Queued(TopOfTheHour), jobs: jobsOf(runningJob(PriorHour)), now: HM(10, 11),
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Events: []string{evQueuedExpired},
 				StatusWrites: 1, Ready: scheduled, Requeue: 49*time.Minute + pad},
 		},
 		"the 10:00 run queued with a 10 min deadline: the controller wakes when it expires, at 10:10": {
-			cronJob: busy().StartingDeadlineSeconds(600), jobs: jobsOf(runningJob(priorHour)), now: isTime,
-			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
+			cronJob: busy().StartingDeadlineSeconds(600), jobs: jobsOf(runningJob(PriorHour)), now: IsTime,
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Queued: []time.Time{TopOfTheHour},
 				Events: []string{evQueued}, StatusWrites: 1, Ready: scheduled, Requeue: 10*time.Minute - 5*time.Second + pad},
 		},
 		"queued 10:00 with a 10 min deadline, the Job still running at 10:05: woken at 10:10, not at 11:00": {
-			cronJob: busy().StartingDeadlineSeconds(600).Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(10, 5),
-			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
+			cronJob: busy().StartingDeadlineSeconds(600).Queued(TopOfTheHour), jobs: jobsOf(runningJob(PriorHour)), now: HM(10, 5),
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Queued: []time.Time{TopOfTheHour},
 				StatusWrites: 1, Ready: scheduled, Requeue: 5*time.Minute + pad},
 		},
 		"Europe/Berlin, 02:30 daily, the 28 March Job still running at the spring-forward jump: the missing 02:30 is queued for the jump": {
-			cronJob: hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin").Enqueue().LastScheduleTime(mustTime("2026-03-28T01:30:00Z")).
-				Active(runningJob(mustTime("2026-03-28T01:30:00Z"))),
-			jobs: jobsOf(runningJob(mustTime("2026-03-28T01:30:00Z"))), now: mustTime("2026-03-29T01:00:05Z"),
-			want: outcome{Active: []string{name(mustTime("2026-03-28T01:30:00Z"))}, LastSchedule: timePtr(mustTime("2026-03-28T01:30:00Z")),
-				Queued: []time.Time{mustTime("2026-03-29T01:00:00Z")}, Events: []string{evQueued}, StatusWrites: 1, Ready: scheduled,
+			cronJob: Hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin").Enqueue().LastScheduleTime(MustTime("2026-03-28T01:30:00Z")).
+				Active(runningJob(MustTime("2026-03-28T01:30:00Z"))),
+			jobs: jobsOf(runningJob(MustTime("2026-03-28T01:30:00Z"))), now: MustTime("2026-03-29T01:00:05Z"),
+			want: outcome{Active: []string{name(MustTime("2026-03-28T01:30:00Z"))}, LastSchedule: timePtr(MustTime("2026-03-28T01:30:00Z")),
+				Queued: []time.Time{MustTime("2026-03-29T01:00:00Z")}, Events: []string{evQueued}, StatusWrites: 1, Ready: scheduled,
 				Requeue: 23*time.Hour + 29*time.Minute + 55*time.Second + pad},
-			wantNext: timePtr(mustTime("2026-03-30T00:30:00Z")),
+			wantNext: timePtr(MustTime("2026-03-30T00:30:00Z")),
 		},
 		"queued 10:00 with a 10 min deadline, the Job finished, exactly 10:10: at its deadline, not past it, it starts": {
-			cronJob: busy().StartingDeadlineSeconds(600).Queued(topOfTheHour), jobs: jobsOf(doneJob(priorHour)), now: hm(10, 10),
-			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
-				LastSuccessful: timePtr(priorHour.Add(time.Minute)), Events: []string{evSawCompleted, evCreated}, StatusWrites: 1,
+			cronJob: busy().StartingDeadlineSeconds(600).Queued(TopOfTheHour), jobs: jobsOf(doneJob(PriorHour)), now: HM(10, 10),
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour),
+				LastSuccessful: timePtr(PriorHour.Add(time.Minute)), Events: []string{evSawCompleted, evCreated}, StatusWrites: 1,
 				Ready: scheduled, Requeue: 50*time.Minute + pad},
 		},
 		"the 10:00 run queued with a 2 h deadline: woken for the 11:00 run, before the queued one expires": {
-			cronJob: busy().StartingDeadlineSeconds(7200), jobs: jobsOf(runningJob(priorHour)), now: isTime,
-			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
+			cronJob: busy().StartingDeadlineSeconds(7200), jobs: jobsOf(runningJob(PriorHour)), now: IsTime,
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Queued: []time.Time{TopOfTheHour},
 				Events: []string{evQueued}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
 		},
 		"queue full (maxQueuedRuns 1): the 11:00 run is not queued": {
-			cronJob: busy().MaxQueuedRuns(1).Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(11, 0).Add(5 * time.Second),
-			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Queued: []time.Time{topOfTheHour},
+			cronJob: busy().MaxQueuedRuns(1).Queued(TopOfTheHour), jobs: jobsOf(runningJob(PriorHour)), now: HM(11, 0).Add(5 * time.Second),
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Queued: []time.Time{TopOfTheHour},
 				Events: []string{evQueueFull}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
 		},
 		"maxActiveJobs 2, one Job running: the 10:00 run starts beside it": {
-			cronJob: busy().MaxActiveJobs(2), jobs: jobsOf(runningJob(priorHour)), now: isTime,
-			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(priorHour), name(topOfTheHour)},
-				LastSchedule: timePtr(topOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+			cronJob: busy().MaxActiveJobs(2), jobs: jobsOf(runningJob(PriorHour)), now: IsTime,
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(PriorHour), name(TopOfTheHour)},
+				LastSchedule: timePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
 		},
 		"the queued run's Job exists (status write lost after its create): adopted, not created twice": {
-			cronJob: hourly().Enqueue().LastScheduleTime(priorHour).Queued(topOfTheHour), jobs: jobsOf(doneJob(priorHour), runningJob(topOfTheHour)), now: hm(10, 30),
-			want: outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), LastSuccessful: timePtr(priorHour.Add(time.Minute)),
+			cronJob: Hourly().Enqueue().LastScheduleTime(PriorHour).Queued(TopOfTheHour), jobs: jobsOf(doneJob(PriorHour), runningJob(TopOfTheHour)), now: HM(10, 30),
+			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), LastSuccessful: timePtr(PriorHour.Add(time.Minute)),
 				StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
 		},
 		"the policy changed from Enqueue to Forbid: the queued run is dropped": {
-			cronJob: busy().Forbid().Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(10, 30),
-			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evQueuedExpired},
+			cronJob: busy().Forbid().Queued(TopOfTheHour), jobs: jobsOf(runningJob(PriorHour)), now: HM(10, 30),
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Events: []string{evQueuedExpired},
 				StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
 		},
 		"suspended with a run queued: the queued run is dropped": {
-			cronJob: busy().Suspend().Queued(topOfTheHour), jobs: jobsOf(runningJob(priorHour)), now: hm(10, 30),
-			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evQueuedExpired},
+			cronJob: busy().Suspend().Queued(TopOfTheHour), jobs: jobsOf(runningJob(PriorHour)), now: HM(10, 30),
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Events: []string{evQueuedExpired},
 				StatusWrites: 1, Ready: cronjobv1.ReasonSuspended},
 		},
 		"resumed at 10:20 with the 10:00 run still queued: dropped, no surprise run": {
-			cronJob: busy().Queued(topOfTheHour).ObservedSchedule(observed("0 * * * *", false, hm(10, 20))), jobs: jobsOf(doneJob(priorHour)), now: hm(10, 30),
-			want: outcome{LastSchedule: timePtr(priorHour), LastSuccessful: timePtr(priorHour.Add(time.Minute)),
+			cronJob: busy().Queued(TopOfTheHour).ObservedSchedule(observed("0 * * * *", false, HM(10, 20))), jobs: jobsOf(doneJob(PriorHour)), now: HM(10, 30),
+			want: outcome{LastSchedule: timePtr(PriorHour), LastSuccessful: timePtr(PriorHour.Add(time.Minute)),
 				Events: []string{evSawCompleted, evQueuedExpired}, StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
 		},
 		"Allow with maxActiveJobs 1 and a Job running: skipped as under Forbid": {
-			cronJob: hourly().MaxActiveJobs(1).LastScheduleTime(priorHour).Active(runningJob(priorHour)), jobs: jobsOf(runningJob(priorHour)), now: isTime,
-			want: outcome{Active: []string{name(priorHour)}, LastSchedule: timePtr(priorHour), Events: []string{evAlreadyActive},
+			cronJob: Hourly().MaxActiveJobs(1).LastScheduleTime(PriorHour).Active(runningJob(PriorHour)), jobs: jobsOf(runningJob(PriorHour)), now: IsTime,
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Events: []string{evAlreadyActive},
 				StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
 		},
 	})
@@ -182,73 +185,73 @@ func TestMatrixEnqueue(t *testing.T) {
 // TestMatrixNextScheduleTime pins status.nextScheduleTime where no run starts: unset while suspended and
 // when the schedule cannot be used.
 func TestMatrixNextScheduleTime(t *testing.T) {
-	before := hourly().LastScheduleTime(priorHour).NextScheduleTime(topOfTheHour)
+	before := Hourly().LastScheduleTime(PriorHour).NextScheduleTime(TopOfTheHour)
 	runMatrix(t, map[string]scenario{
 		"suspended: unset": {
-			cronJob: hourly().LastScheduleTime(priorHour).NextScheduleTime(topOfTheHour).Suspend(), now: beforeHour,
-			want:          outcome{LastSchedule: timePtr(priorHour), StatusWrites: 1, Ready: cronjobv1.ReasonSuspended},
+			cronJob: Hourly().LastScheduleTime(PriorHour).NextScheduleTime(TopOfTheHour).Suspend(), now: BeforeHour,
+			want:          outcome{LastSchedule: timePtr(PriorHour), StatusWrites: 1, Ready: cronjobv1.ReasonSuspended},
 			wantNextUnset: true,
 		},
 		"the schedule edited to one that does not parse: unset": {
-			cronJob: before.Schedule("61 * * * *"), now: beforeHour,
-			want:          outcome{LastSchedule: timePtr(priorHour), Events: []string{evUnparseable}, StatusWrites: 1, Ready: cronjobv1.ReasonUnparseableSchedule},
+			cronJob: before.Schedule("61 * * * *"), now: BeforeHour,
+			want:          outcome{LastSchedule: timePtr(PriorHour), Events: []string{evUnparseable}, StatusWrites: 1, Ready: cronjobv1.ReasonUnparseableSchedule},
 			wantNextUnset: true,
 		},
 	})
 }
 
 // TestMatrixJitter pins spec.jitterSeconds for the hourly CronJob: the 10:00 run starts at 10:00 plus its
-// delay, not before; its Job keeps the 10:00 name and annotation; nextScheduleTime and the requeue point
+// delay, not before; its Job keeps the 10:00 name and annotation; schedule.Next and the requeue point
 // at the delayed start.
 func TestMatrixJitter(t *testing.T) {
-	const pad = requeuePadding
+	const pad = schedule.RequeuePadding
 	scheduled := cronjobv1.ReasonScheduled
 	delay := func(slot time.Time) time.Duration {
-		return jitterDelay("cj-uid", 600, slot, slot.Add(time.Hour))
+		return schedule.JitterDelay("cj-uid", 600, slot, slot.Add(time.Hour))
 	}
-	d10, d11 := delay(topOfTheHour), delay(topOfTheHour.Add(time.Hour))
+	d10, d11 := delay(TopOfTheHour), delay(TopOfTheHour.Add(time.Hour))
 	if d10 < time.Second || d10 > 599*time.Second || d10 == d11 {
 		t.Fatalf("delays %v and %v: the cases below need one of at least a second, under 600 s, and another for 11:00", d10, d11)
 	}
 	// 29 March 2026 in Europe/Berlin has no 02:30: the run is at the jump, 03:00 CEST (01:00Z); the next,
 	// on 30 March, at 02:30 CEST (00:30Z).
-	berlinDay28, jump, day30 := mustTime("2026-03-28T01:30:00Z"), mustTime("2026-03-29T01:00:00Z"), mustTime("2026-03-30T00:30:00Z")
-	jumpDelay := jitterDelay("cj-uid", 600, jump, day30)
-	day30Delay := jitterDelay("cj-uid", 600, day30, mustTime("2026-03-31T00:30:00Z"))
+	berlinDay28, jump, day30 := MustTime("2026-03-28T01:30:00Z"), MustTime("2026-03-29T01:00:00Z"), MustTime("2026-03-30T00:30:00Z")
+	jumpDelay := schedule.JitterDelay("cj-uid", 600, jump, day30)
+	day30Delay := schedule.JitterDelay("cj-uid", 600, day30, MustTime("2026-03-31T00:30:00Z"))
 	if jumpDelay < time.Millisecond {
 		t.Fatalf("delay %v at the jump: the cases below need one of at least a millisecond", jumpDelay)
 	}
 	jittered := func() *builders.CronJobWrapper {
-		return hourly().JitterSeconds(600).LastScheduleTime(priorHour).NextScheduleTime(topOfTheHour.Add(d10))
+		return Hourly().JitterSeconds(600).LastScheduleTime(PriorHour).NextScheduleTime(TopOfTheHour.Add(d10))
 	}
 	runMatrix(t, map[string]scenario{
 		"at 10:00 plus the delay less a millisecond: nothing starts, nothing written": {
-			cronJob: jittered(), now: topOfTheHour.Add(d10 - time.Millisecond),
-			want:     outcome{LastSchedule: timePtr(priorHour), Ready: scheduled, Requeue: time.Millisecond + pad},
-			wantNext: timePtr(topOfTheHour.Add(d10)),
+			cronJob: jittered(), now: TopOfTheHour.Add(d10 - time.Millisecond),
+			want:     outcome{LastSchedule: timePtr(PriorHour), Ready: scheduled, Requeue: time.Millisecond + pad},
+			wantNext: timePtr(TopOfTheHour.Add(d10)),
 		},
 		"at 10:00 plus the delay: the 10:00 run starts, named and annotated for 10:00": {
-			cronJob: jittered(), now: topOfTheHour.Add(d10),
-			want: outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour),
+			cronJob: jittered(), now: TopOfTheHour.Add(d10),
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour),
 				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - d10 + d11 + pad},
-			wantNext: timePtr(topOfTheHour.Add(time.Hour + d11)),
+			wantNext: timePtr(TopOfTheHour.Add(time.Hour + d11)),
 		},
 		"Europe/Berlin, 02:30 daily with jitter, the spring-forward night: the missing 02:30 runs at the jump plus its delay, named for the jump": {
-			cronJob: hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin").JitterSeconds(600).LastScheduleTime(berlinDay28),
+			cronJob: Hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin").JitterSeconds(600).LastScheduleTime(berlinDay28),
 			now:     jump.Add(jumpDelay),
 			want: outcome{Created: []createdJob{newRunIn(jump, berlin(t))}, Active: []string{name(jump)}, LastSchedule: timePtr(jump),
 				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: day30.Add(day30Delay).Sub(jump.Add(jumpDelay)) + pad},
 			wantNext: timePtr(day30.Add(day30Delay)),
 		},
 		"the same night a millisecond before the jump plus its delay: nothing starts yet": {
-			cronJob:  hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin").JitterSeconds(600).LastScheduleTime(berlinDay28),
+			cronJob:  Hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin").JitterSeconds(600).LastScheduleTime(berlinDay28),
 			now:      jump.Add(jumpDelay - time.Millisecond),
 			want:     outcome{LastSchedule: timePtr(berlinDay28), StatusWrites: 1, Ready: scheduled, Requeue: time.Millisecond + pad},
 			wantNext: timePtr(jump.Add(jumpDelay)),
 		},
 		"a deadline shorter than the delay counts from 10:00: missed": {
-			cronJob: jittered().StartingDeadlineSeconds(int64(d10/time.Second) - 1), now: topOfTheHour.Add(d10),
-			want: outcome{LastSchedule: timePtr(priorHour), Events: []string{evMissed}, StatusWrites: 1, Ready: scheduled,
+			cronJob: jittered().StartingDeadlineSeconds(int64(d10/time.Second) - 1), now: TopOfTheHour.Add(d10),
+			want: outcome{LastSchedule: timePtr(PriorHour), Events: []string{evMissed}, StatusWrites: 1, Ready: scheduled,
 				Requeue: time.Hour - d10 + d11 + pad},
 		},
 	})

@@ -6,6 +6,9 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	batchv1 "k8s.io/api/batch/v1"
@@ -24,16 +27,6 @@ import (
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
-// The matrix tests (matrix_*_test.go) pin every scheduling decision of one reconcile of the CronJob "hourly"
-// (hourly(): "0 * * * *", created at 09:00 on Monday 2026-03-02). Their time anchors, in UTC:
-var (
-	priorHour  = hm(9, 0)                                       // the run before; also when the CronJob was created
-	beforeHour = hm(9, 59)                                      // not time yet
-	isTime     = topOfTheHour.Add(5 * time.Second)              // 10:00:05: the 10:00 run is 5 s late
-	minLate    = topOfTheHour.Add(time.Minute)                  // 10:01: the 10:00 run is a minute late
-	weekLate   = topOfTheHour.Add(7*24*time.Hour + time.Minute) // 10:01 a week later: 169 runs missed
-)
-
 // Deadlines of the matrix, in seconds: the short, medium and long deadlines of the batch/v1 suite.
 const (
 	shortDeadline  int64 = 10
@@ -45,15 +38,10 @@ const (
 // the status a previous reconcile would have left.
 const suspendedMessage = "spec.suspend is true: no new runs start"
 
-// hm is hh:mm on Monday 2026-03-02, UTC.
-func hm(hour, minute int) time.Time {
-	return time.Date(2026, time.March, 2, hour, minute, 0, 0, time.UTC)
-}
-
 // scenario is one reconcile of the CronJob "hourly".
 type scenario struct {
-	// spec and status: hourly() and what the case changes, such as hourly().Forbid().LastScheduleTime(priorHour);
-	// nil is hourly() as it is. steadyStatus then fills in what an earlier reconcile would have written
+	// spec and status: Hourly() and what the case changes, such as Hourly().Forbid().LastScheduleTime(PriorHour);
+	// nil is Hourly() as it is. steadyStatus then fills in what an earlier reconcile would have written
 	// (observedSchedule, the Ready condition), so that a status write means that something changed. The
 	// scenario only reads it (Obj copies), so cases can share one builder.
 	cronJob *builders.CronJobWrapper
@@ -220,17 +208,17 @@ func recording(funcs interceptor.Funcs, server client.Client, got *outcome) inte
 
 // steadyStatus fills in the status an earlier reconcile would have left: observedSchedule (the schedule in
 // force since the last run, or since creation), the Ready condition (Scheduled, or Suspended) and
-// nextScheduleTime (the first scheduled time after the last run, or after creation; none when suspended;
+// schedule.Next (the first scheduled time after the last run, or after creation; none when suspended;
 // without jitter).
 func steadyStatus(cj *cronjobv1.CronJob) {
 	suspended := ptr.Deref(cj.Spec.Suspend, false)
 	if cj.Status.NextScheduleTime == nil && !suspended && ptr.Deref(cj.Spec.JitterSeconds, 0) == 0 {
-		if sched, _, err := parseSchedule(cj.Spec.Schedule, cj.Spec.TimeZone); err == nil {
+		if sched, _, err := schedule.Parse(cj.Spec.Schedule, cj.Spec.TimeZone); err == nil {
 			from := cj.CreationTimestamp.Time
 			if cj.Status.LastScheduleTime != nil {
 				from = cj.Status.LastScheduleTime.Time
 			}
-			if next := nextScheduleTime(sched, from, from); !next.IsZero() {
+			if next := schedule.Next(sched, from, from); !next.IsZero() {
 				cj.Status.NextScheduleTime = &metav1.Time{Time: next}
 			}
 		}
@@ -253,18 +241,10 @@ func steadyStatus(cj *cronjobv1.CronJob) {
 	}
 }
 
-// hourly is the CronJob of the matrix and of the reconcile tests: "hourly", schedule "0 * * * *", policy
-// Allow, created at `created` (09:00), generation 1, with the UID the API server would have given it.
-func hourly() *builders.CronJobWrapper {
-	return builders.MakeCronJob("hourly", testNamespace).Schedule("0 * * * *").
-		ConcurrencyPolicy(cronjobv1.AllowConcurrent).JobLabel("app", "hourly").
-		UID("cj-uid").CreationTimestamp(created).Generation(1)
-}
-
-// cronJobOf returns the CronJob w builds, or hourly()'s when w is nil.
+// cronJobOf returns the CronJob w builds, or Hourly()'s when w is nil.
 func cronJobOf(w *builders.CronJobWrapper) *cronjobv1.CronJob {
 	if w == nil {
-		w = hourly()
+		w = Hourly()
 	}
 	return w.Obj()
 }
@@ -273,7 +253,7 @@ func cronJobOf(w *builders.CronJobWrapper) *cronjobv1.CronJob {
 // it (name, scheduled-at annotation, controller owner reference), with the UID "uid-<name>", created and
 // started at `slot`: to the controller, a running Job.
 func hourlyJob(slot time.Time) *builders.JobWrapper {
-	return builders.MakeJob(name(slot), testNamespace).Label("app", "hourly").OwnedBy(hourly().Obj()).
+	return builders.MakeJob(name(slot), Namespace).Label("app", "hourly").OwnedBy(Hourly().Obj()).
 		ScheduledAt(slot.UTC()).UID(types.UID("uid-" + name(slot))).CreationTimestamp(slot).StartedAt(slot)
 }
 
@@ -328,11 +308,11 @@ var (
 // jobsOf lists Jobs.
 func jobsOf(jobs ...*batchv1.Job) []*batchv1.Job { return jobs }
 
-// readyTrue is the Ready condition (True) an earlier reconcile of hourly() left, to set instead of the
-// one steadyStatus derives from the spec: hourly().Condition(readyTrue(reason, message)).
+// readyTrue is the Ready condition (True) an earlier reconcile of Hourly() left, to set instead of the
+// one steadyStatus derives from the spec: Hourly().Condition(readyTrue(reason, message)).
 func readyTrue(reason, message string) metav1.Condition {
 	return metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue,
-		Reason: reason, Message: message, ObservedGeneration: 1, LastTransitionTime: metav1.NewTime(created)}
+		Reason: reason, Message: message, ObservedGeneration: 1, LastTransitionTime: metav1.NewTime(Created)}
 }
 
 // observed is a status.observedSchedule: the controller last saw this schedule (UTC) and suspend state,

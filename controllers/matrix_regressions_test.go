@@ -5,29 +5,32 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
 
 // TestMatrixRegressions holds the matrix scenarios that found bugs; each failed before its fix.
 func TestMatrixRegressions(t *testing.T) {
-	const pad = requeuePadding
+	const pad = schedule.RequeuePadding
 	scheduled := cronjobv1.ReasonScheduled
-	startsOnTime := outcome{Created: []createdJob{newRun(topOfTheHour)}, Active: []string{name(topOfTheHour)},
-		LastSchedule: timePtr(topOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
+	startsOnTime := outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
+		LastSchedule: timePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
 		Requeue: time.Hour - 5*time.Second + pad}
-	adopted := outcome{Active: []string{name(topOfTheHour)}, LastSchedule: timePtr(topOfTheHour), StatusWrites: 1,
+	adopted := outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), StatusWrites: 1,
 		Ready: scheduled, Requeue: 59*time.Minute + pad}
 
 	runMatrix(t, map[string]scenario{
 		// startingDeadlineSeconds is "how late a run may start"; the CRD accepts any value >= 0. Beyond
-		// 9223372036 s (292 years) time.Duration(seconds)*time.Second overflows in planRun, the window start
+		// 9223372036 s (292 years) time.Duration(seconds)*time.Second overflows in schedule.PlanRun, the window start
 		// lands in the future, and a run 5 s late is reported missed (MissSchedule) and never starts.
 		"is time, 5 s late, a 317-year deadline: starts (was: MissSchedule, nothing started)": {
-			cronJob: hourly().StartingDeadlineSeconds(10_000_000_000).LastScheduleTime(priorHour), now: isTime,
+			cronJob: Hourly().StartingDeadlineSeconds(10_000_000_000).LastScheduleTime(PriorHour), now: IsTime,
 			want: startsOnTime,
 		},
 		"is time, 5 s late, the largest deadline the CRD accepts: starts (was: MissSchedule, nothing started)": {
-			cronJob: hourly().StartingDeadlineSeconds(math.MaxInt64).LastScheduleTime(priorHour), now: isTime,
+			cronJob: Hourly().StartingDeadlineSeconds(math.MaxInt64).LastScheduleTime(PriorHour), now: IsTime,
 			want: startsOnTime,
 		},
 		// startRun's godoc: "A Job of ours already named for the scheduled time is that run ... It is adopted
@@ -39,13 +42,13 @@ func TestMatrixRegressions(t *testing.T) {
 		// status written by someone else (hand edit, restore) is this inconsistent: the controller writes
 		// status.active and lastScheduleTime in one patch. Allow adopts it correctly (create meets AlreadyExists).
 		"the 10:00 Job is in status.active, not in the cache, lastScheduleTime 09:00, a minute late, Replace: adopted (was: deleted and created again)": {
-			cronJob:    hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(topOfTheHour)),
-			serverOnly: jobsOf(runningJob(topOfTheHour)), now: minLate,
+			cronJob:    Hourly().Replace().LastScheduleTime(PriorHour).Active(runningJob(TopOfTheHour)),
+			serverOnly: jobsOf(runningJob(TopOfTheHour)), now: MinLate,
 			want: adopted,
 		},
 		"the 10:00 Job is in status.active, not in the cache, lastScheduleTime 09:00, a minute late, Forbid: adopted (was: JobAlreadyActive)": {
-			cronJob:    hourly().Forbid().LastScheduleTime(priorHour).Active(runningJob(topOfTheHour)),
-			serverOnly: jobsOf(runningJob(topOfTheHour)), now: minLate,
+			cronJob:    Hourly().Forbid().LastScheduleTime(PriorHour).Active(runningJob(TopOfTheHour)),
+			serverOnly: jobsOf(runningJob(TopOfTheHour)), now: MinLate,
 			want: adopted,
 		},
 	})

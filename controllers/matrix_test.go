@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	"testing"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -30,10 +32,10 @@ func TestMatrixHistoryTimePolicy(t *testing.T) {
 		label string
 		now   time.Time
 	}{
-		{"not time yet", beforeHour},
-		{"is time", isTime},
-		{"a minute late", minLate},
-		{"a week late", weekLate},
+		{"not time yet", BeforeHour},
+		{"is time", IsTime},
+		{"a minute late", MinLate},
+		{"a week late", WeekLate},
 	}
 	deadlines := []struct {
 		label   string
@@ -51,16 +53,16 @@ func TestMatrixHistoryTimePolicy(t *testing.T) {
 		for _, tm := range times {
 			for _, d := range deadlines {
 				for _, p := range policies {
-					sc := scenario{now: tm.now, cronJob: hourly().ConcurrencyPolicy(p)}
+					sc := scenario{now: tm.now, cronJob: Hourly().ConcurrencyPolicy(p)}
 					if d.seconds != nil {
 						sc.cronJob.StartingDeadlineSeconds(*d.seconds)
 					}
 					if h.ran {
-						job := doneJob(priorHour)
+						job := doneJob(PriorHour)
 						if h.active {
-							job = runningJob(priorHour)
+							job = runningJob(PriorHour)
 						}
-						sc.cronJob.LastScheduleTime(priorHour).Active(job)
+						sc.cronJob.LastScheduleTime(PriorHour).Active(job)
 						sc.jobs = append(sc.jobs, job)
 					}
 					var dueState string
@@ -94,10 +96,10 @@ func TestMatrixHistoryTimePolicy(t *testing.T) {
 //   - more than 100 unmet times: TooManyMissedTimes, and the most recent one starts;
 //   - Forbid skips while a Job is active (JobAlreadyActive); Replace deletes the active Jobs first;
 //   - a finished Job in status.active leaves it (SawCompletedJob) and sets lastSuccessfulTime;
-//   - status is written once, only if it changed (nextScheduleTime changes once a scheduled time has passed,
+//   - status is written once, only if it changed (schedule.Next changes once a scheduled time has passed,
 //     whether its run started or not); the requeue is the next scheduled time + 10 ms.
 func hourlyRules(h matrixHistory, now time.Time, deadline *int64, p cronjobv1.ConcurrencyPolicy) (want outcome, dueState string) {
-	earliest := priorHour           // lastScheduleTime, or the creation time when it never ran
+	earliest := PriorHour           // lastScheduleTime, or the creation time when it never ran
 	slot := now.Truncate(time.Hour) // the most recent scheduled time at or before now
 	inWindow := func(s time.Time) bool {
 		return s.After(earliest) && (deadline == nil || now.Sub(s) <= time.Duration(*deadline)*time.Second)
@@ -112,12 +114,12 @@ func hourlyRules(h matrixHistory, now time.Time, deadline *int64, p cronjobv1.Co
 	changed := false
 	var active []string
 	if h.ran {
-		want.LastSchedule = timePtr(priorHour)
+		want.LastSchedule = timePtr(PriorHour)
 		if h.active {
-			active = []string{name(priorHour)}
+			active = []string{name(PriorHour)}
 		} else {
 			want.Events = append(want.Events, evSawCompleted)
-			want.LastSuccessful = timePtr(priorHour.Add(time.Minute))
+			want.LastSuccessful = timePtr(PriorHour.Add(time.Minute))
 			changed = true
 		}
 	}

@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -70,7 +73,7 @@ func TestMetricsCountEachRunOnce(t *testing.T) {
 		}
 		return c.Create(ctx, obj, opts...)
 	}}
-	priorHour := topOfTheHour.Add(-time.Hour)
+	PriorHour := TopOfTheHour.Add(-time.Hour)
 	cases := []struct {
 		name    string
 		cronJob *builders.CronJobWrapper
@@ -81,89 +84,89 @@ func TestMetricsCountEachRunOnce(t *testing.T) {
 		skew    time.Duration // the one skew observed, when a run started
 	}{{
 		name: "a run started on time counts as schedule, with its skew",
-		at:   []time.Time{topOfTheHour.Add(-time.Minute), topOfTheHour.Add(2 * time.Second), topOfTheHour.Add(3 * time.Second)},
+		at:   []time.Time{TopOfTheHour.Add(-time.Minute), TopOfTheHour.Add(2 * time.Second), TopOfTheHour.Add(3 * time.Second)},
 		want: counts{"started{schedule}": 1, "skew_samples": 1},
 		skew: 2 * time.Second,
 	}, {
 		name: "a run due before the first reconcile of this process is a catch-up",
-		at:   []time.Time{topOfTheHour.Add(5 * time.Minute)},
+		at:   []time.Time{TopOfTheHour.Add(5 * time.Minute)},
 		want: counts{"started{catch_up}": 1, "skew_samples": 1},
 		skew: 5 * time.Minute,
 	}, {
 		name:    "after two hours down, the most recent of three runs due starts and the two before it are superseded",
-		cronJob: hourly().CreationTimestamp(topOfTheHour.Add(-2*time.Hour - 30*time.Minute)),
-		at:      []time.Time{topOfTheHour.Add(-2*time.Hour - 15*time.Minute), topOfTheHour.Add(time.Second)},
+		cronJob: Hourly().CreationTimestamp(TopOfTheHour.Add(-2*time.Hour - 30*time.Minute)),
+		at:      []time.Time{TopOfTheHour.Add(-2*time.Hour - 15*time.Minute), TopOfTheHour.Add(time.Second)},
 		want:    counts{"started{catch_up}": 1, "missed{superseded}": 2, "skew_samples": 1},
 		skew:    time.Second,
 	}, {
 		name:    "more than 100 runs due at once: 100 are counted as too many missed",
-		cronJob: hourly().CreationTimestamp(topOfTheHour.Add(-200 * time.Hour)),
-		at:      []time.Time{topOfTheHour.Add(time.Second), topOfTheHour.Add(2 * time.Second)},
-		want:    counts{"started{catch_up}": 1, "missed{too_many_missed}": maxMissedTimes, "skew_samples": 1},
+		cronJob: Hourly().CreationTimestamp(TopOfTheHour.Add(-200 * time.Hour)),
+		at:      []time.Time{TopOfTheHour.Add(time.Second), TopOfTheHour.Add(2 * time.Second)},
+		want:    counts{"started{catch_up}": 1, "missed{too_many_missed}": schedule.MaxMissedTimes, "skew_samples": 1},
 		skew:    time.Second,
 	}, {
 		name:    "exactly 100 runs due at once: the 99 before the most recent are superseded, not too many",
-		cronJob: hourly().CreationTimestamp(topOfTheHour.Add(-99*time.Hour - 30*time.Minute)),
-		at:      []time.Time{topOfTheHour.Add(time.Second)},
-		want:    counts{"started{catch_up}": 1, "missed{superseded}": maxMissedTimes - 1, "skew_samples": 1},
+		cronJob: Hourly().CreationTimestamp(TopOfTheHour.Add(-99*time.Hour - 30*time.Minute)),
+		at:      []time.Time{TopOfTheHour.Add(time.Second)},
+		want:    counts{"started{catch_up}": 1, "missed{superseded}": schedule.MaxMissedTimes - 1, "skew_samples": 1},
 		skew:    time.Second,
 	}, {
 		name:    "a run past startingDeadlineSeconds is missed once, however often it is seen",
-		cronJob: hourly().StartingDeadlineSeconds(60),
-		at:      []time.Time{topOfTheHour.Add(2 * time.Minute), topOfTheHour.Add(3 * time.Minute), topOfTheHour.Add(4 * time.Minute)},
+		cronJob: Hourly().StartingDeadlineSeconds(60),
+		at:      []time.Time{TopOfTheHour.Add(2 * time.Minute), TopOfTheHour.Add(3 * time.Minute), TopOfTheHour.Add(4 * time.Minute)},
 		want:    counts{"missed{past_deadline}": 1},
 	}, {
 		name:    "a run skipped by Forbid is counted once, when first skipped",
-		cronJob: hourly().Forbid().LastScheduleTime(priorHour).Active(runningJob(priorHour)),
-		jobs:    []*batchv1.Job{runningJob(priorHour)},
-		at:      []time.Time{topOfTheHour.Add(time.Second), topOfTheHour.Add(time.Minute)},
+		cronJob: Hourly().Forbid().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
+		jobs:    []*batchv1.Job{runningJob(PriorHour)},
+		at:      []time.Time{TopOfTheHour.Add(time.Second), TopOfTheHour.Add(time.Minute)},
 		want:    counts{"missed{forbid}": 1},
 	}, {
 		name:    "with jitter, the skew counts from the delayed start: 2 s after 10:00 plus the delay",
-		cronJob: hourly().JitterSeconds(600).LastScheduleTime(priorHour),
-		at:      []time.Time{topOfTheHour.Add(-time.Minute), topOfTheHour.Add(jitterDelay("cj-uid", 600, topOfTheHour, topOfTheHour.Add(time.Hour)) + 2*time.Second)},
+		cronJob: Hourly().JitterSeconds(600).LastScheduleTime(PriorHour),
+		at:      []time.Time{TopOfTheHour.Add(-time.Minute), TopOfTheHour.Add(schedule.JitterDelay("cj-uid", 600, TopOfTheHour, TopOfTheHour.Add(time.Hour)) + 2*time.Second)},
 		want:    counts{"started{schedule}": 1, "skew_samples": 1},
 		skew:    2 * time.Second,
 	}, {
 		name:    "catch-up of five missed runs with a cap of 3: two dropped once, three started, none superseded",
-		cronJob: hourly().CatchUp(3).LastScheduleTime(hm(5, 0)),
-		at:      []time.Time{isTime, isTime, isTime, isTime},
+		cronJob: Hourly().CatchUp(3).LastScheduleTime(HM(5, 0)),
+		at:      []time.Time{IsTime, IsTime, IsTime, IsTime},
 		want:    counts{"started{catch_up}": 3, "missed{too_many_missed}": 2, "skew_samples": 3},
 		skew:    2*time.Hour + time.Hour + 3*5*time.Second, // 08:00, 09:00 and 10:00, each seen at 10:00:05
 	}, {
 		name:    "Enqueue: a queued run that starts counts as queued, without a skew sample",
-		cronJob: hourly().Enqueue().LastScheduleTime(priorHour).Active(runningJob(priorHour)).Queued(topOfTheHour),
-		jobs:    []*batchv1.Job{doneJob(priorHour)},
-		at:      []time.Time{hm(10, 30), hm(10, 31)},
+		cronJob: Hourly().Enqueue().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)).Queued(TopOfTheHour),
+		jobs:    []*batchv1.Job{doneJob(PriorHour)},
+		at:      []time.Time{HM(10, 30), HM(10, 31)},
 		want:    counts{"started{queued}": 1},
 	}, {
 		name:    "Enqueue: a full queue counts the run once, and the queued run past its deadline once",
-		cronJob: hourly().Enqueue().MaxQueuedRuns(1).StartingDeadlineSeconds(7200).LastScheduleTime(priorHour).Active(runningJob(priorHour)).Queued(topOfTheHour),
-		jobs:    []*batchv1.Job{runningJob(priorHour)},
-		at:      []time.Time{hm(11, 0).Add(5 * time.Second), hm(11, 30), hm(12, 0).Add(6 * time.Second)},
+		cronJob: Hourly().Enqueue().MaxQueuedRuns(1).StartingDeadlineSeconds(7200).LastScheduleTime(PriorHour).Active(runningJob(PriorHour)).Queued(TopOfTheHour),
+		jobs:    []*batchv1.Job{runningJob(PriorHour)},
+		at:      []time.Time{HM(11, 0).Add(5 * time.Second), HM(11, 30), HM(12, 0).Add(6 * time.Second)},
 		want:    counts{"missed{queue_full}": 1, "missed{queue_expired}": 1},
 	}, {
 		name:    "Allow with maxActiveJobs 1 and a Job running: counted once as max_active",
-		cronJob: hourly().MaxActiveJobs(1).LastScheduleTime(priorHour).Active(runningJob(priorHour)),
-		jobs:    []*batchv1.Job{runningJob(priorHour)},
-		at:      []time.Time{topOfTheHour.Add(time.Second), topOfTheHour.Add(time.Minute)},
+		cronJob: Hourly().MaxActiveJobs(1).LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
+		jobs:    []*batchv1.Job{runningJob(PriorHour)},
+		at:      []time.Time{TopOfTheHour.Add(time.Second), TopOfTheHour.Add(time.Minute)},
 		want:    counts{"missed{max_active}": 1},
 	}, {
 		name:  "each failed Job create counts",
 		funcs: failJobCreate,
-		at:    []time.Time{topOfTheHour.Add(time.Second), topOfTheHour.Add(2 * time.Second)},
+		at:    []time.Time{TopOfTheHour.Add(time.Second), TopOfTheHour.Add(2 * time.Second)},
 		want:  counts{"create_failures": 2},
 	}, {
 		name:    "finished Jobs beyond the history limit count as history deletes",
-		cronJob: hourly().HistoryLimits(1, 1).LastScheduleTime(priorHour),
-		jobs:    []*batchv1.Job{doneJob(priorHour.Add(-2 * time.Hour)), doneJob(priorHour.Add(-time.Hour)), doneJob(priorHour)},
-		at:      []time.Time{topOfTheHour.Add(-time.Minute), topOfTheHour.Add(-30 * time.Second)},
+		cronJob: Hourly().HistoryLimits(1, 1).LastScheduleTime(PriorHour),
+		jobs:    []*batchv1.Job{doneJob(PriorHour.Add(-2 * time.Hour)), doneJob(PriorHour.Add(-time.Hour)), doneJob(PriorHour)},
+		at:      []time.Time{TopOfTheHour.Add(-time.Minute), TopOfTheHour.Add(-30 * time.Second)},
 		want:    counts{"deleted{history}": 2},
 	}, {
 		name:    "Replace deletes the active Job: one replace delete, one run started",
-		cronJob: hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(priorHour)),
-		jobs:    []*batchv1.Job{runningJob(priorHour)},
-		at:      []time.Time{topOfTheHour.Add(-time.Minute), topOfTheHour.Add(time.Second)},
+		cronJob: Hourly().Replace().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
+		jobs:    []*batchv1.Job{runningJob(PriorHour)},
+		at:      []time.Time{TopOfTheHour.Add(-time.Minute), TopOfTheHour.Add(time.Second)},
 		want:    counts{"deleted{replace}": 1, "started{schedule}": 1, "skew_samples": 1},
 		skew:    time.Second,
 	}}

@@ -4,13 +4,15 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
-// More than maxMissedTimes (100) unmet scheduled times give a TooManyMissedTimes warning, as in batch/v1;
+// More than schedule.MaxMissedTimes (100) unmet scheduled times give a TooManyMissedTimes warning, as in batch/v1;
 // exactly 100 do not. Either way only the most recent one starts.
 func TestTooManyMissedTimes(t *testing.T) {
 	cases := map[string]struct {
@@ -29,16 +31,16 @@ func TestTooManyMissedTimes(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			cj := builders.MakeCronJob("hourly", testNamespace).Schedule("0 * * * *").UID("cj-uid").
-				CreationTimestamp(topOfTheHour.Add(-time.Duration(tc.missed) * time.Hour)).Obj()
-			f := newFixture(t, topOfTheHour.Add(5*time.Second), interceptor.Funcs{}, cj)
+			cj := builders.MakeCronJob("hourly", Namespace).Schedule("0 * * * *").UID("cj-uid").
+				CreationTimestamp(TopOfTheHour.Add(-time.Duration(tc.missed) * time.Hour)).Obj()
+			f := newFixture(t, TopOfTheHour.Add(5*time.Second), interceptor.Funcs{}, cj)
 			if _, err := f.reconcile(t); err != nil {
 				t.Fatalf("Reconcile: %v", err)
 			}
 			if diff := cmp.Diff(tc.wantEvents, f.eventReasons()); diff != "" {
 				t.Errorf("events (-want,+got):\n%s", diff)
 			}
-			if diff := cmp.Diff([]string{jobName("hourly", topOfTheHour)}, f.jobNames(t)); diff != "" {
+			if diff := cmp.Diff([]string{jobName("hourly", TopOfTheHour)}, f.jobNames(t)); diff != "" {
 				t.Errorf("Jobs (-want,+got):\n%s", diff)
 			}
 		})

@@ -1,6 +1,8 @@
 package controllers
 
-import "time"
+import (
+	"time"
+)
 
 // Outcome is what one reconcile of a CronJob did: what became of the run that was due, which Jobs it
 // deleted, whether it wrote status, and when it asked to run again. Reconcile hands it to OnReconcile.
@@ -19,7 +21,7 @@ type Outcome struct {
 	// Status says whether the status was written.
 	Status StatusWrite
 	// RequeueAfter is when the reconcile asked to run again: the next scheduled time plus
-	// requeuePadding, conflictRequeueDelay after a conflict, or 0 (only on a change, with Err, or with
+	// schedule.RequeuePadding, conflictRequeueDelay after a conflict, or 0 (only on a change, with Err, or with
 	// StatusDeferred, which queues the CronJob itself).
 	RequeueAfter time.Duration
 	// Err is the error returned to the workqueue, which retries with backoff; nil if none.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -34,7 +36,7 @@ func (s *syncer) serveQueue(ctx context.Context, loc *time.Location) (failure st
 			s.dropQueued(run.ScheduledTime.Time, loc, "spec.concurrencyPolicy is "+string(s.cj.Spec.ConcurrencyPolicy)+", no longer Enqueue")
 		case s.cj.Status.ObservedSchedule != nil && !run.ScheduledTime.After(s.cj.Status.ObservedSchedule.Since.Time):
 			s.dropQueued(run.ScheduledTime.Time, loc, "the schedule or time zone changed, or the CronJob was resumed, after it was due")
-		case pastDeadline(run.ScheduledTime.Time, s.now, s.cj.Spec.StartingDeadlineSeconds):
+		case schedule.PastDeadline(run.ScheduledTime.Time, s.now, s.cj.Spec.StartingDeadlineSeconds):
 			s.dropQueued(run.ScheduledTime.Time, loc, "past startingDeadlineSeconds")
 		default:
 			kept = append(kept, run)
@@ -107,20 +109,12 @@ func (s *syncer) enqueue(scheduled time.Time, loc *time.Location) {
 }
 
 // queueExpiry is the instant after which the oldest queued run (status.queued is oldest first) is past
-// startingDeadlineSeconds (its scheduled time plus the deadline; see pastDeadline); ok is false for an
+// startingDeadlineSeconds (its scheduled time plus the deadline; see schedule.PastDeadline); ok is false for an
 // empty queue or no deadline.
 func queueExpiry(queued []cronjobv1.QueuedRun, deadlineSeconds *int64) (time.Time, bool) {
-	deadline, ok := startingDeadline(deadlineSeconds)
+	deadline, ok := schedule.StartingDeadline(deadlineSeconds)
 	if !ok || len(queued) == 0 {
 		return time.Time{}, false
 	}
 	return queued[0].ScheduledTime.Add(deadline), true
-}
-
-// pastDeadline reports whether a run scheduled at `scheduled` is more than deadlineSeconds late at now; a
-// run exactly at its deadline is not (as planRun). No deadline, or one longer than time.Duration holds,
-// is never past.
-func pastDeadline(scheduled, now time.Time, deadlineSeconds *int64) bool {
-	deadline, ok := startingDeadline(deadlineSeconds)
-	return ok && now.Sub(scheduled) > deadline
 }

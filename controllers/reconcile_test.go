@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,11 +32,6 @@ import (
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
-
-const testNamespace = "ns"
-
-// created is when the test CronJobs were created: an hour before topOfTheHour.
-var created = topOfTheHour.Add(-time.Hour)
 
 // testScheme is built once: registering every client-go type is the slowest part of building a fixture.
 var testScheme = sync.OnceValue(func() *runtime.Scheme {
@@ -90,14 +87,14 @@ func newFixture(t *testing.T, now time.Time, funcs interceptor.Funcs, objs ...cl
 
 func (f *fixture) reconcile(t *testing.T) (ctrl.Result, error) {
 	t.Helper()
-	return f.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: testNamespace, Name: "hourly"}})
+	return f.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: "hourly"}})
 }
 
 // jobNames lists the Jobs in the namespace, sorted.
 func (f *fixture) jobNames(t *testing.T) []string {
 	t.Helper()
 	var list batchv1.JobList
-	if err := f.client.List(context.Background(), &list, client.InNamespace(testNamespace)); err != nil {
+	if err := f.client.List(context.Background(), &list, client.InNamespace(Namespace)); err != nil {
 		t.Fatal(err)
 	}
 	names := []string{}
@@ -125,7 +122,7 @@ func (f *fixture) eventReasons() []string {
 func (f *fixture) cronJob(t *testing.T) *cronjobv1.CronJob {
 	t.Helper()
 	var cj cronjobv1.CronJob
-	if err := f.client.Get(context.Background(), types.NamespacedName{Namespace: testNamespace, Name: "hourly"}, &cj); err != nil {
+	if err := f.client.Get(context.Background(), types.NamespacedName{Namespace: Namespace, Name: "hourly"}, &cj); err != nil {
 		t.Fatal(err)
 	}
 	return &cj
@@ -136,8 +133,8 @@ func name(t time.Time) string { return jobName("hourly", t) }
 func timePtr(t time.Time) *metav1.Time { return ptr.To(metav1.NewTime(t)) }
 
 func TestReconcileStatusConflictRequeuesQuietly(t *testing.T) {
-	cj := hourly().Obj()
-	f := newFixture(t, topOfTheHour.Add(2*time.Second), interceptor.Funcs{
+	cj := Hourly().Obj()
+	f := newFixture(t, TopOfTheHour.Add(2*time.Second), interceptor.Funcs{
 		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
 			return apierrors.NewConflict(cronjobv1.GroupVersion.WithResource("cronjobs").GroupResource(), obj.GetName(), fmt.Errorf("the object has been modified"))
 		},
@@ -151,7 +148,7 @@ func TestReconcileStatusConflictRequeuesQuietly(t *testing.T) {
 		t.Errorf("Outcome = %+v, want a conflicted status write, requeued", out)
 	}
 	// The Job was created; the next reconcile adopts it by name instead of creating another.
-	if diff := cmp.Diff([]string{name(topOfTheHour)}, f.jobNames(t)); diff != "" {
+	if diff := cmp.Diff([]string{name(TopOfTheHour)}, f.jobNames(t)); diff != "" {
 		t.Errorf("Jobs (-want,+got):\n%s", diff)
 	}
 }

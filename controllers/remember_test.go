@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,7 +27,7 @@ import (
 )
 
 // hourlyKey is the key of the test CronJob.
-var hourlyKey = types.NamespacedName{Namespace: testNamespace, Name: "hourly"}
+var hourlyKey = types.NamespacedName{Namespace: Namespace, Name: "hourly"}
 
 // outcomeOf reconciles the fixture's CronJob once and returns the Outcome.
 func (f *fixture) outcome() Outcome {
@@ -50,7 +53,7 @@ func (f *fixture) editSpec(t *testing.T, edit func(*cronjobv1.CronJob)) {
 // generation of a bad spec, a new missed or failed scheduled time.
 func TestWarningsOncePerCause(t *testing.T) {
 	t.Run("an unknown time zone: once per generation", func(t *testing.T) {
-		f := newFixture(t, isTime, interceptor.Funcs{}, hourly().TimeZone("Mars/Phobos").Obj())
+		f := newFixture(t, IsTime, interceptor.Funcs{}, Hourly().TimeZone("Mars/Phobos").Obj())
 		for range 3 {
 			if out := f.outcome(); out.Err != nil || out.RequeueAfter != 0 {
 				t.Fatalf("Outcome = %+v, want no error and no requeue (a user error)", out)
@@ -68,17 +71,17 @@ func TestWarningsOncePerCause(t *testing.T) {
 	})
 
 	t.Run("a run past its deadline: once per missed scheduled time", func(t *testing.T) {
-		f := newFixture(t, minLate, interceptor.Funcs{}, hourly().StartingDeadlineSeconds(shortDeadline).LastScheduleTime(priorHour).Obj())
+		f := newFixture(t, MinLate, interceptor.Funcs{}, Hourly().StartingDeadlineSeconds(shortDeadline).LastScheduleTime(PriorHour).Obj())
 		for range 3 {
-			if out := f.outcome(); out.Run != RunMissed || !out.Scheduled.Equal(topOfTheHour) {
+			if out := f.outcome(); out.Run != RunMissed || !out.Scheduled.Equal(TopOfTheHour) {
 				t.Fatalf("Outcome = %+v, want the 10:00 run missed", out)
 			}
 		}
 		if diff := cmp.Diff([]string{evMissed}, f.eventReasons()); diff != "" {
 			t.Errorf("events of three reconciles at 10:01 (-want,+got):\n%s", diff)
 		}
-		f.setTime(topOfTheHour.Add(time.Hour + time.Minute))
-		if out := f.outcome(); out.Run != RunMissed || !out.Scheduled.Equal(topOfTheHour.Add(time.Hour)) {
+		f.setTime(TopOfTheHour.Add(time.Hour + time.Minute))
+		if out := f.outcome(); out.Run != RunMissed || !out.Scheduled.Equal(TopOfTheHour.Add(time.Hour)) {
 			t.Fatalf("Outcome = %+v, want the 11:00 run missed", out)
 		}
 		if diff := cmp.Diff([]string{evMissed}, f.eventReasons()); diff != "" {
@@ -87,7 +90,7 @@ func TestWarningsOncePerCause(t *testing.T) {
 	})
 
 	t.Run("a create that fails: retried, but reported once per scheduled time", func(t *testing.T) {
-		f := newFixture(t, isTime, createFails(errInternal), hourly().LastScheduleTime(priorHour).Obj())
+		f := newFixture(t, IsTime, createFails(errInternal), Hourly().LastScheduleTime(PriorHour).Obj())
 		for range 3 {
 			out := f.outcome()
 			if out.Run != RunFailed || out.Err == nil {
@@ -97,7 +100,7 @@ func TestWarningsOncePerCause(t *testing.T) {
 		if diff := cmp.Diff([]string{evFailedCreate}, f.eventReasons()); diff != "" {
 			t.Errorf("events of three failed creates of the 10:00 run (-want,+got):\n%s", diff)
 		}
-		f.setTime(isTime.Add(time.Hour))
+		f.setTime(IsTime.Add(time.Hour))
 		f.outcome()
 		if diff := cmp.Diff([]string{evFailedCreate}, f.eventReasons()); diff != "" {
 			t.Errorf("events of the failed create of the 11:00 run (-want,+got):\n%s", diff)
@@ -125,21 +128,21 @@ func (c countingReader) Get(ctx context.Context, key client.ObjectKey, obj clien
 // GET and one FailedCreate, then nothing more on later reconciles until that Job changes or goes (the watch
 // maps its events to the CronJob) or the CronJob's spec changes; then the run is tried again, and starts.
 func TestBlockedRun(t *testing.T) {
-	stranger := runningJob(topOfTheHour)
+	stranger := runningJob(TopOfTheHour)
 	stranger.OwnerReferences = nil
 	stranger.UID = "stranger-uid"
 	// A Job of ours whose events trigger reconciles.
-	ours := runningJob(priorHour)
+	ours := runningJob(PriorHour)
 
 	setup := func(t *testing.T) (*fixture, *calls) {
 		t.Helper()
 		var n calls
-		f := newFixture(t, isTime, interceptor.Funcs{
+		f := newFixture(t, IsTime, interceptor.Funcs{
 			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 				n.creates.Add(1)
 				return c.Create(ctx, obj, opts...)
 			},
-		}, hourly().LastScheduleTime(priorHour).Active(ours).Obj(), stranger, ours)
+		}, Hourly().LastScheduleTime(PriorHour).Active(ours).Obj(), stranger, ours)
 		f.r.APIReader = countingReader{Reader: f.client, gets: &n.liveGets}
 		return f, &n
 	}
@@ -243,37 +246,37 @@ func TestReconcileOutcome(t *testing.T) {
 	}
 	cases := map[string]struct {
 		funcs   interceptor.Funcs
-		cronJob *builders.CronJobWrapper // nil: hourly()
+		cronJob *builders.CronJobWrapper // nil: Hourly()
 		jobs    []client.Object
 		now     time.Time
 		want    Outcome
 	}{
 		"is time: the run's Job created, status written, requeued for 11:00": {
-			now:  isTime,
-			want: Outcome{Run: RunCreated, Scheduled: topOfTheHour, Job: name(topOfTheHour), Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + requeuePadding},
+			now:  IsTime,
+			want: Outcome{Run: RunCreated, Scheduled: TopOfTheHour, Job: name(TopOfTheHour), Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + schedule.RequeuePadding},
 		},
 		"is time, the status write conflicts: the Job created, requeued shortly, no error": {
-			funcs: conflict, now: isTime,
-			want: Outcome{Run: RunCreated, Scheduled: topOfTheHour, Job: name(topOfTheHour), Status: StatusConflicted, RequeueAfter: conflictRequeueDelay},
+			funcs: conflict, now: IsTime,
+			want: Outcome{Run: RunCreated, Scheduled: TopOfTheHour, Job: name(TopOfTheHour), Status: StatusConflicted, RequeueAfter: conflictRequeueDelay},
 		},
 		"is time, the run's Job exists already: adopted": {
-			jobs: []client.Object{runningJob(topOfTheHour)}, now: isTime,
-			want: Outcome{Run: RunAdopted, Scheduled: topOfTheHour, Job: name(topOfTheHour), Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + requeuePadding},
+			jobs: []client.Object{runningJob(TopOfTheHour)}, now: IsTime,
+			want: Outcome{Run: RunAdopted, Scheduled: TopOfTheHour, Job: name(TopOfTheHour), Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + schedule.RequeuePadding},
 		},
 		"is time, Forbid, the 09:00 Job active: skipped": {
-			cronJob: hourly().Forbid().LastScheduleTime(priorHour).Active(runningJob(priorHour)),
-			jobs:    []client.Object{runningJob(priorHour)}, now: isTime,
-			want: Outcome{Status: StatusWritten, Run: RunSkipped, Scheduled: topOfTheHour, Job: name(topOfTheHour), RequeueAfter: time.Hour - 5*time.Second + requeuePadding},
+			cronJob: Hourly().Forbid().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
+			jobs:    []client.Object{runningJob(PriorHour)}, now: IsTime,
+			want: Outcome{Status: StatusWritten, Run: RunSkipped, Scheduled: TopOfTheHour, Job: name(TopOfTheHour), RequeueAfter: time.Hour - 5*time.Second + schedule.RequeuePadding},
 		},
 		"is time, Replace, the 09:00 Job active: deleted, the run's Job created": {
-			cronJob: hourly().Replace().LastScheduleTime(priorHour).Active(runningJob(priorHour)),
-			jobs:    []client.Object{runningJob(priorHour)}, now: isTime,
-			want: Outcome{Run: RunCreated, Scheduled: topOfTheHour, Job: name(topOfTheHour), Deleted: []string{name(priorHour)},
-				Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + requeuePadding},
+			cronJob: Hourly().Replace().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
+			jobs:    []client.Object{runningJob(PriorHour)}, now: IsTime,
+			want: Outcome{Run: RunCreated, Scheduled: TopOfTheHour, Job: name(TopOfTheHour), Deleted: []string{name(PriorHour)},
+				Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + schedule.RequeuePadding},
 		},
 		"not time yet, nothing changed: nothing due, nothing written": {
-			now:  beforeHour,
-			want: Outcome{RequeueAfter: time.Minute + requeuePadding},
+			now:  BeforeHour,
+			want: Outcome{RequeueAfter: time.Minute + schedule.RequeuePadding},
 		},
 	}
 	for caseName, tc := range cases {
@@ -302,7 +305,7 @@ func TestReconcileOutcome(t *testing.T) {
 	}
 
 	t.Run("no live reader: an error, never the cache", func(t *testing.T) {
-		f := newFixture(t, isTime, interceptor.Funcs{}, hourly().Obj())
+		f := newFixture(t, IsTime, interceptor.Funcs{}, Hourly().Obj())
 		f.r.APIReader = nil
 		if _, err := f.reconcile(t); err == nil {
 			t.Fatal("Reconcile without an APIReader succeeded, want an error")

@@ -5,6 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
@@ -25,42 +29,42 @@ func FuzzParseAndNext(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	now := mustTime("2026-03-02T10:00:00Z")
+	now := MustTime("2026-03-02T10:00:00Z")
 	admit := &CronJobAdmission{Clock: clocktesting.NewFakePassiveClock(now)}
-	f.Fuzz(func(t *testing.T, schedule string) {
-		sched, _, err := parseSchedule(schedule, ptr.To("Europe/Berlin"))
-		cj := &cronjobv1.CronJob{Spec: cronjobv1.CronJobSpec{Schedule: schedule, TimeZone: ptr.To("Europe/Berlin")}}
+	f.Fuzz(func(t *testing.T, expr string) {
+		sched, _, err := schedule.Parse(expr, ptr.To("Europe/Berlin"))
+		cj := &cronjobv1.CronJob{Spec: cronjobv1.CronJobSpec{Schedule: expr, TimeZone: ptr.To("Europe/Berlin")}}
 		if _, aerr := admit.ValidateCreate(context.Background(), cj); (aerr == nil) != (err == nil) {
-			t.Fatalf("schedule %q: admission error %v, but the controller's parse error %v", schedule, aerr, err)
+			t.Fatalf("schedule %q: admission error %v, but the controller's parse error %v", expr, aerr, err)
 		}
 		if err != nil {
 			return
 		}
 		prev := now
 		for range 5 {
-			next := nextScheduleTime(sched, now, prev)
+			next := schedule.Next(sched, now, prev)
 			if next.IsZero() {
 				break
 			}
 			if !next.After(prev) {
-				t.Fatalf("schedule %q: next time %s is not after %s", schedule, next, prev)
+				t.Fatalf("schedule %q: next time %s is not after %s", expr, next, prev)
 			}
 			name := jobName(string(make([]byte, cronjobv1.MaxNameLength)), next)
 			if len(name) > 63 || name != jobName(string(make([]byte, cronjobv1.MaxNameLength)), next) {
-				t.Fatalf("schedule %q: job name %q is longer than 63 characters or not deterministic", schedule, name)
+				t.Fatalf("schedule %q: job name %q is longer than 63 characters or not deterministic", expr, name)
 			}
 			prev = next
 		}
 		later := now.Add(90 * 24 * time.Hour)
-		got, count := mostRecentScheduleTime(sched, now, now, later)
+		got, count := schedule.MostRecent(sched, now, now, later)
 		if got.IsZero() {
 			return
 		}
 		if got.After(later) || !got.After(now) || count < 1 {
-			t.Fatalf("schedule %q: most recent %s (count %d) is outside (%s, %s]", schedule, got, count, now, later)
+			t.Fatalf("schedule %q: most recent %s (count %d) is outside (%s, %s]", expr, got, count, now, later)
 		}
-		if next := nextScheduleTime(sched, now, got); !next.IsZero() && !next.After(later) {
-			t.Fatalf("schedule %q: most recent %s is not the latest: %s is also <= %s", schedule, got, next, later)
+		if next := schedule.Next(sched, now, got); !next.IsZero() && !next.After(later) {
+			t.Fatalf("schedule %q: most recent %s is not the latest: %s is also <= %s", expr, got, next, later)
 		}
 	})
 }

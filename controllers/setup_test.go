@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/onsi/gomega"
@@ -157,23 +160,23 @@ func (rig *setupRig) next(g gomega.Gomega) Outcome {
 
 func TestSetupReconcilesWatchedCronJobsAndRequeuesOnTheInjectedClock(t *testing.T) {
 	g := gomega.NewWithT(t)
-	cj := hourly().Obj()
-	rig := newSetupRig(t, g, topOfTheHour.Add(-10*time.Minute), nil, cj)
+	cj := Hourly().Obj()
+	rig := newSetupRig(t, g, TopOfTheHour.Add(-10*time.Minute), nil, cj)
 	rig.start(t)
 
 	rig.add(g, cj)
 	first := rig.next(g)
 	g.Expect(first.Run).To(gomega.Equal(RunNone), "nothing is due at 09:50")
-	g.Expect(first.RequeueAfter).To(gomega.Equal(10*time.Minute+requeuePadding), "requeued for the run at 10:00")
+	g.Expect(first.RequeueAfter).To(gomega.Equal(10*time.Minute+schedule.RequeuePadding), "requeued for the run at 10:00")
 
 	// The workqueue waits on the injected clock: the requeue fires when the fake clock reaches 10:00, not
 	// ten real minutes later. SetTime again and again, as the requeue may not be queued yet; the time stays
 	// just past 10:00, so the run due is the one of 10:00 whenever the requeue is.
-	due := rig.await(g, func() { rig.clock.SetTime(topOfTheHour.Add(requeuePadding)) }, func(o Outcome) bool { return o.Run != RunNone })
+	due := rig.await(g, func() { rig.clock.SetTime(TopOfTheHour.Add(schedule.RequeuePadding)) }, func(o Outcome) bool { return o.Run != RunNone })
 	g.Expect(due.Run).To(gomega.Equal(RunCreated))
-	g.Expect(due.Scheduled).To(gomega.BeTemporally("==", topOfTheHour))
+	g.Expect(due.Scheduled).To(gomega.BeTemporally("==", TopOfTheHour))
 	var job batchv1.Job
-	g.Expect(rig.client.Get(context.Background(), types.NamespacedName{Namespace: testNamespace, Name: name(topOfTheHour)}, &job)).To(gomega.Succeed())
+	g.Expect(rig.client.Get(context.Background(), types.NamespacedName{Namespace: Namespace, Name: name(TopOfTheHour)}, &job)).To(gomega.Succeed())
 	g.Expect(metav1.IsControlledBy(&job, cj)).To(gomega.BeTrue(), "the Job is controlled by its CronJob")
 
 	// An event of a Job the CronJob controls reconciles the CronJob (Owns): it sees its Job running.
@@ -186,11 +189,11 @@ func TestSetupReconcilesWatchedCronJobsAndRequeuesOnTheInjectedClock(t *testing.
 func TestSetupRegistersTheWebhooksOnlyOnceTheCertificatesAreReady(t *testing.T) {
 	g := gomega.NewWithT(t)
 	certs := make(chan struct{})
-	rig := newSetupRig(t, g, topOfTheHour, &WebhookOptions{CertsReady: certs})
+	rig := newSetupRig(t, g, TopOfTheHour, &WebhookOptions{CertsReady: certs})
 	g.Expect(rig.webhooks.paths()).To(gomega.BeEmpty(), "registered before the manager started")
 	rig.start(t)
 	// Reconciles run while the certificates are missing, without the webhooks.
-	rig.add(g, hourly().Obj())
+	rig.add(g, Hourly().Obj())
 	rig.next(g)
 	g.Expect(rig.webhooks.paths()).To(gomega.BeEmpty(), "registered before CertsReady was closed")
 	g.Expect(rig.ctrl.WebhooksRegistered()).NotTo(gomega.BeClosed())
@@ -205,10 +208,10 @@ func TestSetupRegistersTheWebhooksOnlyOnceTheCertificatesAreReady(t *testing.T) 
 func TestSetupRegistersTheWebhooksOnAReplicaThatIsNotTheLeader(t *testing.T) {
 	g := gomega.NewWithT(t)
 	certs := make(chan struct{})
-	rig := newSetupRigWith(t, g, topOfTheHour, &WebhookOptions{CertsReady: certs}, func(o *manager.Options) {
+	rig := newSetupRigWith(t, g, TopOfTheHour, &WebhookOptions{CertsReady: certs}, func(o *manager.Options) {
 		o.LeaderElection = true
 		o.LeaderElectionID = "cronjob-operator"
-		o.LeaderElectionNamespace = testNamespace
+		o.LeaderElectionNamespace = Namespace
 		o.LeaderElectionResourceLockInterface = neverElected{}
 	})
 	rig.start(t)
@@ -237,7 +240,7 @@ func (neverElected) Describe() string   { return "ns/cronjob-operator" }
 
 func TestSetupRegistersTheWebhooksAtOnceWithoutCertsReady(t *testing.T) {
 	g := gomega.NewWithT(t)
-	rig := newSetupRig(t, g, topOfTheHour, &WebhookOptions{})
+	rig := newSetupRig(t, g, TopOfTheHour, &WebhookOptions{})
 	g.Expect(rig.webhooks.paths()).To(gomega.ConsistOf(
 		"/mutate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjob"))
 	g.Expect(rig.ctrl.WebhooksRegistered()).To(gomega.BeClosed())
@@ -245,9 +248,9 @@ func TestSetupRegistersTheWebhooksAtOnceWithoutCertsReady(t *testing.T) {
 
 func TestSetupWithoutWebhooksRegistersNone(t *testing.T) {
 	g := gomega.NewWithT(t)
-	rig := newSetupRig(t, g, topOfTheHour, nil)
+	rig := newSetupRig(t, g, TopOfTheHour, nil)
 	rig.start(t)
-	rig.add(g, hourly().Obj())
+	rig.add(g, Hourly().Obj())
 	rig.next(g)
 	g.Expect(rig.webhooks.paths()).To(gomega.BeEmpty())
 	g.Expect(rig.ctrl.WebhooksRegistered()).NotTo(gomega.BeClosed())
@@ -255,7 +258,7 @@ func TestSetupWithoutWebhooksRegistersNone(t *testing.T) {
 
 func TestControllerStartReturnsTheManagersError(t *testing.T) {
 	g := gomega.NewWithT(t)
-	rig := newSetupRig(t, g, topOfTheHour, nil)
+	rig := newSetupRig(t, g, TopOfTheHour, nil)
 	boom := errors.New("boom")
 	g.Expect(rig.ctrl.mgr.Add(manager.RunnableFunc(func(context.Context) error { return boom }))).To(gomega.Succeed())
 	g.Expect(rig.ctrl.Start(context.Background())).To(gomega.MatchError(boom), "a runnable that fails stops the manager with its error")
@@ -263,7 +266,7 @@ func TestControllerStartReturnsTheManagersError(t *testing.T) {
 
 func (rig *setupRig) cronJob(g gomega.Gomega) *cronjobv1.CronJob {
 	var cj cronjobv1.CronJob
-	g.Expect(rig.client.Get(context.Background(), types.NamespacedName{Namespace: testNamespace, Name: "hourly"}, &cj)).To(gomega.Succeed())
+	g.Expect(rig.client.Get(context.Background(), types.NamespacedName{Namespace: Namespace, Name: "hourly"}, &cj)).To(gomega.Succeed())
 	return &cj
 }
 
@@ -331,7 +334,7 @@ func (s *recordingWebhookServer) WebhookMux() *http.ServeMux { return &s.mux }
 
 func TestControllerQueueDefersRecordsBehindEveryReconcile(t *testing.T) {
 	req := func(n string) reconcile.Request {
-		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: testNamespace, Name: n}}
+		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: n}}
 	}
 	var c controllerQueue
 	// Before the controller has started there is no queue: nothing is queued, and nothing panics.

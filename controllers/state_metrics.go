@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	"github.com/go-logr/logr"
 	"github.com/prometheus/common/expfmt"
 	"github.com/robfig/cron/v3"
@@ -340,7 +342,7 @@ func appendLabelValue(buf []byte, v string) []byte {
 type scheduleMemo map[[2]string]cron.Schedule
 
 // nextRunTime is the first scheduled time after the CronJob's last run, or its creation or last schedule
-// edit if later (earliestTime): the time the controller starts the next run. It is before now when a run is
+// edit if later (schedule.EarliestTime): the time the controller starts the next run. It is before now when a run is
 // due or was missed. ok is false while suspended, with an invalid schedule, or when it never fires.
 func (m scheduleMemo) nextRunTime(cj *cronjobv1.CronJob) (time.Time, bool) {
 	if ptr.Deref(cj.Spec.Suspend, false) {
@@ -349,14 +351,14 @@ func (m scheduleMemo) nextRunTime(cj *cronjobv1.CronJob) (time.Time, bool) {
 	key := [2]string{cj.Spec.Schedule, ptr.Deref(cj.Spec.TimeZone, "")}
 	sched, seen := m[key]
 	if !seen {
-		sched, _, _ = parseSchedule(cj.Spec.Schedule, cj.Spec.TimeZone)
+		sched, _, _ = schedule.Parse(cj.Spec.Schedule, cj.Spec.TimeZone)
 		m[key] = sched // nil for an invalid schedule or time zone
 	}
 	if sched == nil {
 		return time.Time{}, false
 	}
-	earliest := earliestTime(cj)
-	next := nextScheduleTime(sched, earliest, earliest)
+	earliest := schedule.EarliestTime(cj)
+	next := schedule.Next(sched, earliest, earliest)
 	return next, !next.IsZero()
 }
 

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/onsi/gomega"
@@ -88,13 +90,13 @@ func seriesCount(families map[string]*dto.MetricFamily) int {
 // of the status, the next scheduled time (in the past when a run is overdue, absent while suspended), the
 // active Jobs, suspend, and the Ready condition as three series; the same with and without gzip.
 func TestStateMetrics(t *testing.T) {
-	priorHour := topOfTheHour.Add(-time.Hour)
-	ready := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: cronjobv1.ReasonScheduled, LastTransitionTime: metav1.NewTime(priorHour)}
-	f := newFixture(t, topOfTheHour, interceptor.Funcs{},
-		cronJobOf(hourly().TimeZone("Europe/Berlin").LastScheduleTime(priorHour).LastSuccessfulTime(priorHour.Add(time.Minute)).
-			LastFailureTime(priorHour.Add(-59*time.Minute)).Active(runningJob(priorHour)).Condition(ready)),
-		cronJobOf(builders.MakeCronJob("paused", testNamespace).Schedule("*/5 * * * *").Forbid().Suspend().
-			UID("paused-uid").CreationTimestamp(created).Generation(1)),
+	PriorHour := TopOfTheHour.Add(-time.Hour)
+	ready := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: cronjobv1.ReasonScheduled, LastTransitionTime: metav1.NewTime(PriorHour)}
+	f := newFixture(t, TopOfTheHour, interceptor.Funcs{},
+		cronJobOf(Hourly().TimeZone("Europe/Berlin").LastScheduleTime(PriorHour).LastSuccessfulTime(PriorHour.Add(time.Minute)).
+			LastFailureTime(PriorHour.Add(-59*time.Minute)).Active(runningJob(PriorHour)).Condition(ready)),
+		cronJobOf(builders.MakeCronJob("paused", Namespace).Schedule("*/5 * * * *").Forbid().Suspend().
+			UID("paused-uid").CreationTimestamp(Created).Generation(1)),
 	)
 	_, url := leadingStateMetrics(t, f.client)
 	unix := func(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
@@ -125,20 +127,20 @@ cronjob_operator_cronjob_info{concurrency_policy="Allow",cronjob="hourly",namesp
 cronjob_operator_cronjob_info{concurrency_policy="Forbid",cronjob="paused",namespace="ns",schedule="*/5 * * * *",time_zone=""} 1
 # HELP cronjob_operator_cronjob_next_schedule_time The first scheduled time after the last run (or the creation or last schedule edit), in unix seconds: in the past when a run is due or was missed, as kube_cronjob_next_schedule_time. Absent while suspended or when the schedule is invalid or never fires.
 # TYPE cronjob_operator_cronjob_next_schedule_time gauge
-cronjob_operator_cronjob_next_schedule_time{cronjob="hourly",namespace="ns"} ` + unix(topOfTheHour) + `
+cronjob_operator_cronjob_next_schedule_time{cronjob="hourly",namespace="ns"} ` + unix(TopOfTheHour) + `
 # HELP cronjob_operator_cronjob_status_last_schedule_time status.lastScheduleTime: the scheduled time of the last run started, in unix seconds.
 # TYPE cronjob_operator_cronjob_status_last_schedule_time gauge
-cronjob_operator_cronjob_status_last_schedule_time{cronjob="hourly",namespace="ns"} ` + unix(priorHour) + `
+cronjob_operator_cronjob_status_last_schedule_time{cronjob="hourly",namespace="ns"} ` + unix(PriorHour) + `
 # HELP cronjob_operator_cronjob_status_last_successful_time status.lastSuccessfulTime: when the last successful Job completed, in unix seconds.
 # TYPE cronjob_operator_cronjob_status_last_successful_time gauge
-cronjob_operator_cronjob_status_last_successful_time{cronjob="hourly",namespace="ns"} ` + unix(priorHour.Add(time.Minute)) + `
+cronjob_operator_cronjob_status_last_successful_time{cronjob="hourly",namespace="ns"} ` + unix(PriorHour.Add(time.Minute)) + `
 # HELP cronjob_operator_cronjob_status_last_failure_time status.lastFailureTime: when the last Job failed, in unix seconds.
 # TYPE cronjob_operator_cronjob_status_last_failure_time gauge
-cronjob_operator_cronjob_status_last_failure_time{cronjob="hourly",namespace="ns"} ` + unix(priorHour.Add(-59*time.Minute)) + `
+cronjob_operator_cronjob_status_last_failure_time{cronjob="hourly",namespace="ns"} ` + unix(PriorHour.Add(-59*time.Minute)) + `
 # HELP cronjob_operator_cronjob_created Creation time of the CronJob, in unix seconds.
 # TYPE cronjob_operator_cronjob_created gauge
-cronjob_operator_cronjob_created{cronjob="hourly",namespace="ns"} ` + unix(created) + `
-cronjob_operator_cronjob_created{cronjob="paused",namespace="ns"} ` + unix(created) + `
+cronjob_operator_cronjob_created{cronjob="hourly",namespace="ns"} ` + unix(Created) + `
+cronjob_operator_cronjob_created{cronjob="paused",namespace="ns"} ` + unix(Created) + `
 `
 
 	if err := testutil.ScrapeAndCompare(url, strings.NewReader(want)); err != nil {
@@ -160,8 +162,8 @@ cronjob_operator_cronjob_created{cronjob="paused",namespace="ns"} ` + unix(creat
 
 // TestStateMetricsQueued: the queue length of a CronJob with runs waiting under Enqueue.
 func TestStateMetricsQueued(t *testing.T) {
-	f := newFixture(t, topOfTheHour, interceptor.Funcs{},
-		cronJobOf(hourly().Enqueue().LastScheduleTime(topOfTheHour.Add(-3*time.Hour)).Queued(topOfTheHour.Add(-2*time.Hour), topOfTheHour.Add(-time.Hour))))
+	f := newFixture(t, TopOfTheHour, interceptor.Funcs{},
+		cronJobOf(Hourly().Enqueue().LastScheduleTime(TopOfTheHour.Add(-3*time.Hour)).Queued(TopOfTheHour.Add(-2*time.Hour), TopOfTheHour.Add(-time.Hour))))
 	_, url := leadingStateMetrics(t, f.client)
 	want := `
 # HELP cronjob_operator_cronjob_status_queued Number of runs waiting under concurrencyPolicy Enqueue (status.queued).
@@ -178,8 +180,8 @@ cronjob_operator_cronjob_status_queued{cronjob="hourly",namespace="ns"} 2
 // scrape parseable and reads back as it was.
 func TestStateMetricsEscapesLabelValues(t *testing.T) {
 	schedule, zone, reason := `0 * * * * "x"`, `Etc\UTC`, "two\nlines"
-	notReady := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, LastTransitionTime: metav1.NewTime(created)}
-	f := newFixture(t, topOfTheHour, interceptor.Funcs{}, cronJobOf(hourly().Schedule(schedule).TimeZone(zone).Condition(notReady)))
+	notReady := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, LastTransitionTime: metav1.NewTime(Created)}
+	f := newFixture(t, TopOfTheHour, interceptor.Funcs{}, cronJobOf(Hourly().Schedule(schedule).TimeZone(zone).Condition(notReady)))
 	_, url := leadingStateMetrics(t, f.client)
 	_, _, families := scrapeState(t, url, "")
 	labels := func(name string) []map[string]string {
@@ -210,7 +212,7 @@ func TestStateMetricsEscapesLabelValues(t *testing.T) {
 // NeedLeaderElection), and the endpoint answers with no series before and after.
 func TestStateMetricsWhileLeading(t *testing.T) {
 	g := gomega.NewWithT(t)
-	f := newFixture(t, topOfTheHour, interceptor.Funcs{}, cronJobOf(nil))
+	f := newFixture(t, TopOfTheHour, interceptor.Funcs{}, cronJobOf(nil))
 	s, url := leadingStateMetrics(t, f.client)
 	s.leading.Store(false)
 	g.Expect(s.NeedLeaderElection()).To(gomega.BeTrue())
@@ -268,8 +270,8 @@ func BenchmarkStateScrape10k(b *testing.B) {
 	cronJobs := make([]*cronjobv1.CronJob, 0, 10000)
 	for i := range 10000 {
 		daily := strconv.Itoa(i%60) + " " + strconv.Itoa(i/60%24) + " * * *"
-		cronJobs = append(cronJobs, cronJobOf(builders.MakeCronJob("cj-"+strconv.Itoa(i), testNamespace).Schedule(daily).
-			CreationTimestamp(created).LastScheduleTime(topOfTheHour).Generation(1)))
+		cronJobs = append(cronJobs, cronJobOf(builders.MakeCronJob("cj-"+strconv.Itoa(i), Namespace).Schedule(daily).
+			CreationTimestamp(Created).LastScheduleTime(TopOfTheHour).Generation(1)))
 	}
 	s := newStateMetrics(func(context.Context) ([]*cronjobv1.CronJob, error) { return cronJobs, nil }, logr.Discard())
 	s.leading.Store(true)
@@ -312,9 +314,9 @@ type storeInformer struct {
 func (i storeInformer) GetStore() toolscache.Store { return i.store }
 
 func TestCachedCronJobsReadTheInformersStore(t *testing.T) {
-	a, b := hourly().Obj(), builders.MakeCronJob("other", "team-b").Obj()
+	a, b := Hourly().Obj(), builders.MakeCronJob("other", "team-b").Obj()
 	store := toolscache.NewStore(toolscache.MetaNamespaceKeyFunc)
-	for _, o := range []any{a, b, builders.MakeJob("not-a-cronjob", testNamespace).Obj()} {
+	for _, o := range []any{a, b, builders.MakeJob("not-a-cronjob", Namespace).Obj()} {
 		if err := store.Add(o); err != nil {
 			t.Fatal(err)
 		}
@@ -332,7 +334,7 @@ func TestCachedCronJobsReadTheInformersStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{testNamespace + "/hourly", "team-b/other"}, names(got)); diff != "" {
+	if diff := cmp.Diff([]string{Namespace + "/hourly", "team-b/other"}, names(got)); diff != "" {
 		t.Errorf("CronJobs from the store (-want,+got): every CronJob, and nothing else:\n%s", diff)
 	}
 	if !slices.Contains(got, a) {

@@ -78,28 +78,6 @@ func scheduleChanged(cj *cronjobv1.CronJob) bool {
 		obs.Suspended != ptr.Deref(cj.Spec.Suspend, false))
 }
 
-// earliestTime is where the search for unmet scheduled times starts: the last scheduled time (or the
-// CronJob's creation time if it never ran), or the time the current schedule was first observed if that is
-// later (see observeSchedule), or the newest queued run (concurrencyPolicy Enqueue) if that is later still.
-// status.lastScheduleTime is the record of what ran; it is never rebuilt from
-// the Jobs that still exist.
-func earliestTime(cj *cronjobv1.CronJob) time.Time {
-	t := cj.CreationTimestamp.Time
-	if cj.Status.LastScheduleTime != nil {
-		t = cj.Status.LastScheduleTime.Time
-	}
-	if obs := cj.Status.ObservedSchedule; obs != nil && obs.Since.After(t) {
-		t = obs.Since.Time
-	}
-	// A queued run is accounted for: the runs after it are the unmet ones.
-	for _, q := range cj.Status.Queued {
-		if q.ScheduledTime.After(t) {
-			t = q.ScheduledTime.Time
-		}
-	}
-	return t
-}
-
 // laterTime returns the later of a and b; nil counts as the earliest.
 func laterTime(a, b *metav1.Time) *metav1.Time {
 	if b == nil {

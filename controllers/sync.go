@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	"github.com/robfig/cron/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -75,9 +77,9 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	}
 	observeSchedule(s.cj, s.now, editedAt)
 	generation := strconv.FormatInt(s.cj.Generation, 10)
-	sched, loc, err := parseSchedule(s.cj.Spec.Schedule, s.cj.Spec.TimeZone)
+	sched, loc, err := schedule.Parse(s.cj.Spec.Schedule, s.cj.Spec.TimeZone)
 	if err != nil {
-		var se *scheduleError
+		var se *schedule.Error
 		if !errors.As(err, &se) {
 			return ctrl.Result{}, err
 		}
@@ -93,14 +95,14 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, nil
 	}
 
-	earliest := earliestTime(s.cj)
-	plan := planRun(sched, earliest, s.now, s.cj.Spec.StartingDeadlineSeconds, s.delays(sched))
+	earliest := schedule.EarliestTime(s.cj)
+	plan := schedule.PlanRun(sched, earliest, s.now, s.cj.Spec.StartingDeadlineSeconds, s.delays(sched))
 	s.cj.Status.NextScheduleTime = nil
 	if !plan.NextStart.IsZero() {
 		s.cj.Status.NextScheduleTime = ptr.To(metav1.NewTime(plan.NextStart))
 	}
 	result := ctrl.Result{}
-	if d, ok := requeueAfter(plan.NextStart, s.now); ok {
+	if d, ok := schedule.RequeueAfter(plan.NextStart, s.now); ok {
 		result.RequeueAfter = d
 	} else if plan.Scheduled.IsZero() && len(s.cj.Status.Queued) == 0 {
 		msg := fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix spec.schedule", s.cj.Spec.Schedule)
@@ -132,16 +134,16 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	if catchUp && plan.Unmet > 1 {
 		limit := int(ptr.Deref(s.cj.Spec.MaxCatchUpRuns, cronjobv1.DefaultMaxCatchUpRuns))
 		var dropped int
-		scheduled, dropped = oldestCatchUp(sched, earliest, plan.Since, plan.Scheduled, limit)
+		scheduled, dropped = schedule.OldestCatchUp(sched, earliest, plan.Since, plan.Scheduled, limit)
 		if dropped > 0 && s.warnOnce(ReasonMissedRunsDropped, slotCause(scheduled), "Schedule",
 			"%s older missed runs are beyond spec.maxCatchUpRuns %d and do not start; catching up from %s, oldest first",
 			droppedCount(dropped), limit, scheduled.In(loc).Format(time.RFC3339)) {
-			s.r.Metrics.runsMissed(MissedTooMany, min(dropped, maxMissedTimes))
+			s.r.Metrics.runsMissed(MissedTooMany, min(dropped, schedule.MaxMissedTimes))
 		}
-	} else if plan.Unmet > maxMissedTimes {
+	} else if plan.Unmet > schedule.MaxMissedTimes {
 		s.warnOnce(ReasonTooManyMissedTimes, slotCause(plan.Scheduled), "Schedule",
 			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start, or missedRunPolicy All to start them",
-			maxMissedTimes, plan.Scheduled.In(loc).Format(time.RFC3339))
+			schedule.MaxMissedTimes, plan.Scheduled.In(loc).Format(time.RFC3339))
 	}
 	s.out.Scheduled = scheduled
 	runFailure, err := s.startRun(ctx, scheduled, loc)
@@ -151,7 +153,7 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	if catchUp && plan.Unmet > 1 && (s.out.Run == RunCreated || s.out.Run == RunAdopted || s.out.Run == RunQueued) {
 		// The next missed run starts in the next reconcile, one Job per reconcile. A run the policy skipped
 		// waits for the Job events instead.
-		result.RequeueAfter = requeuePadding
+		result.RequeueAfter = schedule.RequeuePadding
 	}
 	if runFailure != "" {
 		failure = runFailure
@@ -172,7 +174,7 @@ func (s *syncer) wakeForQueue(result *ctrl.Result) {
 	if !ok {
 		return
 	}
-	if d, _ := requeueAfter(exp, s.now); result.RequeueAfter == 0 || d < result.RequeueAfter {
+	if d, _ := schedule.RequeueAfter(exp, s.now); result.RequeueAfter == 0 || d < result.RequeueAfter {
 		result.RequeueAfter = d
 	}
 }
@@ -187,25 +189,25 @@ func (s *syncer) setReadyAfterRun(failure string) {
 	setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonScheduled, "", s.now)
 }
 
-// droppedCount says how many runs were dropped; the count is exact up to maxMissedTimes.
+// droppedCount says how many runs were dropped; the count is exact up to schedule.MaxMissedTimes.
 func droppedCount(n int) string {
-	if n > maxMissedTimes {
-		return fmt.Sprintf("More than %d", maxMissedTimes)
+	if n > schedule.MaxMissedTimes {
+		return fmt.Sprintf("More than %d", schedule.MaxMissedTimes)
 	}
 	return strconv.Itoa(n)
 }
 
 // delays is the jitter of this CronJob's runs (spec.jitterSeconds), nil when it has none.
-func (s *syncer) delays(sched cron.Schedule) delayFunc {
+func (s *syncer) delays(sched cron.Schedule) schedule.DelayFunc {
 	if ptr.Deref(s.cj.Spec.JitterSeconds, 0) <= 0 {
 		return nil
 	}
 	return func(scheduled time.Time) time.Duration { return s.delay(sched, scheduled) }
 }
 
-// delay is the jitter of the run scheduled at `scheduled` (runDelay); 0 without spec.jitterSeconds.
+// delay is the jitter of the run scheduled at `scheduled` (schedule.RunDelay); 0 without spec.jitterSeconds.
 func (s *syncer) delay(sched cron.Schedule, scheduled time.Time) time.Duration {
-	return runDelay(s.cj, sched, earliestTime(s.cj), scheduled)
+	return schedule.RunDelay(s.cj, sched, schedule.EarliestTime(s.cj), scheduled)
 }
 
 // startRun applies the concurrency policy and creates the Job for the scheduled time. On success
@@ -434,8 +436,8 @@ func (s *syncer) countStarted(scheduled time.Time, unmet int, catchUp bool, dela
 	if catchUp {
 		return // the unmet runs start in the next reconciles
 	}
-	if unmet > maxMissedTimes {
-		m.runsMissed(MissedTooMany, maxMissedTimes)
+	if unmet > schedule.MaxMissedTimes {
+		m.runsMissed(MissedTooMany, schedule.MaxMissedTimes)
 		return
 	}
 	m.runsMissed(MissedSuperseded, unmet-1)

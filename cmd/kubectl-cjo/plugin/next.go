@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
-	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
 func (e *env) nextCommand() *cobra.Command {
@@ -44,7 +44,7 @@ func (e *env) next(ctx context.Context, cmd *cobra.Command, name string, count i
 	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cj); err != nil {
 		return fmt.Errorf("reading CronJob %s in namespace %s: %w", name, ns, err)
 	}
-	runs, loc, err := controllers.NextScheduleTimes(cj, e.clk.Now(), count)
+	runs, loc, err := schedule.NextRuns(cj, e.clk.Now(), count)
 	if err != nil {
 		return fmt.Errorf("CronJob %s: %w", name, err)
 	}

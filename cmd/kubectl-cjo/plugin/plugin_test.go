@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,7 +19,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
-	"github.com/cronjob-operator/cronjob-operator/controllers"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
@@ -228,9 +229,9 @@ func TestNext(t *testing.T) {
 func TestNextWithJitter(t *testing.T) {
 	cj := builders.MakeCronJob("spread", "team-a").Schedule("0 * * * *").JitterSeconds(600).UID("6a1f3c2e-0d4b-4e8f-9a57-2b1c0e9d7f31").
 		CreationTimestamp(now.Add(-time.Hour)).Obj()
-	want, _, err := controllers.NextScheduleTimes(cj, now, 3)
+	want, _, err := schedule.NextRuns(cj, now, 3)
 	if err != nil || len(want) != 3 {
-		t.Fatalf("NextScheduleTimes: %v, %d runs", err, len(want))
+		t.Fatalf("schedule.NextRuns: %v, %d runs", err, len(want))
 	}
 	out, _, err := execute(t, newClient(interceptor.Funcs{}, cj), "next", "spread", "-c", "3")
 	if err != nil {

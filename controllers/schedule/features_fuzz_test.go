@@ -1,14 +1,16 @@
-package controllers
+package schedule
 
 import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	"k8s.io/utils/ptr"
 )
 
 // FuzzCatchUpAndJitter walks the reconciles of missedRunPolicy All after a downtime, at one instant, with
-// jitter: each starts the run that planRun and oldestCatchUp choose, and records it as the last scheduled
+// jitter: each starts the run that PlanRun and OldestCatchUp choose, and records it as the last scheduled
 // time, as the controller does. Whatever the schedule, UID, jitter, downtime and cap:
 //   - the runs started are strictly increasing (no time twice, oldest first), each a time the schedule has,
 //     after the downtime began and due at the instant (its scheduled time plus its delay has come);
@@ -27,9 +29,9 @@ func FuzzCatchUpAndJitter(f *testing.F) {
 	} {
 		f.Add(seed.schedule, seed.uid, seed.jitter, seed.downtime, seed.limit)
 	}
-	now := mustTime("2026-03-02T10:00:00Z")
+	now := MustTime("2026-03-02T10:00:00Z")
 	f.Fuzz(func(t *testing.T, schedule, uid string, jitter uint16, downtime uint32, limit uint8) {
-		sched, _, err := parseSchedule(schedule, ptr.To("Europe/Berlin"))
+		sched, _, err := Parse(schedule, ptr.To("Europe/Berlin"))
 		if err != nil {
 			return
 		}
@@ -37,8 +39,8 @@ func FuzzCatchUpAndJitter(f *testing.F) {
 		maxRuns := int(limit%100) + 1
 		last := now.Add(-time.Duration(downtime%(366*24*60)) * time.Minute)
 		delay := func(s time.Time) time.Duration {
-			next := nextScheduleTime(sched, last, s)
-			d := jitterDelay(uid, jitterSeconds, s, next)
+			next := Next(sched, last, s)
+			d := JitterDelay(uid, jitterSeconds, s, next)
 			if d < 0 || (jitterSeconds > 0 && d >= time.Duration(jitterSeconds)*time.Second) || (jitterSeconds == 0 && d != 0) ||
 				(!next.IsZero() && d > 0 && !s.Add(d).Before(next)) {
 				t.Fatalf("schedule %q, jitter %d s: delay %v of %s is out of bounds (next %s)", schedule, jitterSeconds, d, s, next)
@@ -47,20 +49,20 @@ func FuzzCatchUpAndJitter(f *testing.F) {
 		}
 		started := 0
 		for range maxRuns + 1 {
-			plan := planRun(sched, last, now, nil, delay)
+			plan := PlanRun(sched, last, now, nil, delay)
 			if plan.Scheduled.IsZero() {
 				return
 			}
 			run := plan.Scheduled
 			if plan.Unmet > 1 {
-				run, _ = oldestCatchUp(sched, last, plan.Since, plan.Scheduled, maxRuns)
+				run, _ = OldestCatchUp(sched, last, plan.Since, plan.Scheduled, maxRuns)
 			}
 			switch {
 			case !run.After(last):
 				t.Fatalf("schedule %q: run %s is not after the last one, %s", schedule, run, last)
 			case run.Add(delay(run)).After(now):
 				t.Fatalf("schedule %q: run %s starts at %s, after now %s", schedule, run, run.Add(delay(run)), now)
-			case !nextScheduleTime(sched, last, run.Add(-time.Nanosecond)).Equal(run):
+			case !Next(sched, last, run.Add(-time.Nanosecond)).Equal(run):
 				t.Fatalf("schedule %q: run %s is not a scheduled time", schedule, run)
 			}
 			started++

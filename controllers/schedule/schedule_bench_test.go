@@ -1,14 +1,16 @@
-package controllers
+package schedule
 
 import (
 	"testing"
 	"time"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+
 	"k8s.io/utils/ptr"
 )
 
 // BenchmarkMostRecentScheduleTime measures the missed-run computation after long downtime: the cost is
-// bounded (at most maxMissedTimes+1 steps forward, then a doubling backward search), whatever the gap.
+// bounded (at most MaxMissedTimes+1 steps forward, then a doubling backward search), whatever the gap.
 func BenchmarkMostRecentScheduleTime(b *testing.B) {
 	cases := map[string]struct {
 		schedule string
@@ -25,15 +27,15 @@ func BenchmarkMostRecentScheduleTime(b *testing.B) {
 	}
 	for name, bc := range cases {
 		b.Run(name, func(b *testing.B) {
-			sched, _, err := parseSchedule(bc.schedule, bc.timeZone)
+			sched, _, err := Parse(bc.schedule, bc.timeZone)
 			if err != nil {
 				b.Fatal(err)
 			}
-			since := topOfTheHour
+			since := TopOfTheHour
 			now := since.Add(bc.overdue + 30*time.Second)
 			b.ReportAllocs()
 			for b.Loop() {
-				if t, _ := mostRecentScheduleTime(sched, since, since, now); t.IsZero() {
+				if t, _ := MostRecent(sched, since, since, now); t.IsZero() {
 					b.Fatal("no scheduled time found")
 				}
 			}
@@ -56,7 +58,7 @@ func BenchmarkParseSchedule(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := parseSchedule(bc.schedule, bc.timeZone); err != nil {
+				if _, _, err := Parse(bc.schedule, bc.timeZone); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -67,7 +69,7 @@ func BenchmarkParseSchedule(b *testing.B) {
 // BenchmarkPlanRun measures the whole per-reconcile schedule decision (missed runs, deadline, next run) for
 // a CronJob that ran on time and one a year overdue.
 func BenchmarkPlanRun(b *testing.B) {
-	sched, _, err := parseSchedule("*/5 * * * *", nil)
+	sched, _, err := Parse("*/5 * * * *", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -77,10 +79,10 @@ func BenchmarkPlanRun(b *testing.B) {
 	}
 	for name, overdue := range cases {
 		b.Run(name, func(b *testing.B) {
-			now := topOfTheHour.Add(overdue)
+			now := TopOfTheHour.Add(overdue)
 			b.ReportAllocs()
 			for b.Loop() {
-				if p := planRun(sched, topOfTheHour, now, ptr.To[int64](200), nil); p.Next.IsZero() {
+				if p := PlanRun(sched, TopOfTheHour, now, ptr.To[int64](200), nil); p.Next.IsZero() {
 					b.Fatal("no next run")
 				}
 			}

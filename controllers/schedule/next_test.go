@@ -1,9 +1,11 @@
-package controllers
+package schedule
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -13,13 +15,13 @@ import (
 
 // With jitter, each run starts at its scheduled time plus the delay the controller computes for it.
 func TestNextScheduleTimesWithJitter(t *testing.T) {
-	runs, _, err := NextScheduleTimes(hourly().JitterSeconds(600).LastScheduleTime(priorHour).Obj(), isTime, 2)
+	runs, _, err := NextRuns(Hourly().JitterSeconds(600).LastScheduleTime(PriorHour).Obj(), IsTime, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []NextRun{
-		{Scheduled: topOfTheHour.Add(time.Hour), Start: topOfTheHour.Add(time.Hour + jitterDelay("cj-uid", 600, topOfTheHour.Add(time.Hour), topOfTheHour.Add(2*time.Hour)))},
-		{Scheduled: topOfTheHour.Add(2 * time.Hour), Start: topOfTheHour.Add(2*time.Hour + jitterDelay("cj-uid", 600, topOfTheHour.Add(2*time.Hour), topOfTheHour.Add(3*time.Hour)))},
+		{Scheduled: TopOfTheHour.Add(time.Hour), Start: TopOfTheHour.Add(time.Hour + JitterDelay("cj-uid", 600, TopOfTheHour.Add(time.Hour), TopOfTheHour.Add(2*time.Hour)))},
+		{Scheduled: TopOfTheHour.Add(2 * time.Hour), Start: TopOfTheHour.Add(2*time.Hour + JitterDelay("cj-uid", 600, TopOfTheHour.Add(2*time.Hour), TopOfTheHour.Add(3*time.Hour)))},
 	}
 	if diff := cmp.Diff(want, runs); diff != "" {
 		t.Errorf("runs (-want,+got):\n%s", diff)
@@ -46,40 +48,40 @@ func TestNextScheduleTimes(t *testing.T) {
 		wantErr string
 	}{
 		"hourly, UTC": {
-			cronJob: hourly, after: isTime, n: 3,
+			cronJob: Hourly, after: IsTime, n: 3,
 			want: []string{"2026-03-02T11:00:00Z", "2026-03-02T12:00:00Z", "2026-03-02T13:00:00Z"}, wantLoc: time.UTC,
 		},
 		"on a scheduled time, strictly after it": {
-			cronJob: hourly, after: topOfTheHour, n: 1,
+			cronJob: Hourly, after: TopOfTheHour, n: 1,
 			want: []string{"2026-03-02T11:00:00Z"}, wantLoc: time.UTC,
 		},
 		"02:30 in Berlin over the spring jump: once, at the jump": {
-			cronJob: func() *builders.CronJobWrapper { return hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin") },
+			cronJob: func() *builders.CronJobWrapper { return Hourly().Schedule("30 2 * * *").TimeZone("Europe/Berlin") },
 			after:   time.Date(2026, time.March, 27, 12, 0, 0, 0, time.UTC), n: 3,
 			want: []string{"2026-03-28T02:30:00+01:00", "2026-03-29T03:00:00+02:00", "2026-03-30T02:30:00+02:00"}, wantLoc: berlin,
 		},
 		"@every 90m counts from the last run": {
-			cronJob: func() *builders.CronJobWrapper { return hourly().Schedule("@every 90m").LastScheduleTime(hm(9, 15)) },
-			after:   isTime, n: 2,
+			cronJob: func() *builders.CronJobWrapper { return Hourly().Schedule("@every 90m").LastScheduleTime(HM(9, 15)) },
+			after:   IsTime, n: 2,
 			want: []string{"2026-03-02T10:45:00Z", "2026-03-02T12:15:00Z"}, wantLoc: time.UTC,
 		},
 		"a schedule that never fires": {
-			cronJob: func() *builders.CronJobWrapper { return hourly().Schedule("0 0 31 2 *") },
-			after:   isTime, n: 5, wantLoc: time.UTC,
+			cronJob: func() *builders.CronJobWrapper { return Hourly().Schedule("0 0 31 2 *") },
+			after:   IsTime, n: 5, wantLoc: time.UTC,
 		},
-		"n 0": {cronJob: hourly, after: isTime, n: 0, wantLoc: time.UTC},
+		"n 0": {cronJob: Hourly, after: IsTime, n: 0, wantLoc: time.UTC},
 		"an unparseable schedule": {
-			cronJob: func() *builders.CronJobWrapper { return hourly().Schedule("every hour") },
-			after:   isTime, n: 5, wantErr: "is not a valid cron schedule",
+			cronJob: func() *builders.CronJobWrapper { return Hourly().Schedule("every hour") },
+			after:   IsTime, n: 5, wantErr: "is not a valid cron schedule",
 		},
 		"an unknown time zone": {
-			cronJob: func() *builders.CronJobWrapper { return hourly().TimeZone("Mars/Olympus_Mons") },
-			after:   isTime, n: 5, wantErr: "is not a known IANA time zone",
+			cronJob: func() *builders.CronJobWrapper { return Hourly().TimeZone("Mars/Olympus_Mons") },
+			after:   IsTime, n: 5, wantErr: "is not a known IANA time zone",
 		},
 	}
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
-			runs, loc, err := NextScheduleTimes(tc.cronJob().Obj(), tc.after, tc.n)
+			runs, loc, err := NextRuns(tc.cronJob().Obj(), tc.after, tc.n)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
@@ -107,19 +109,19 @@ func TestNextScheduleTimes(t *testing.T) {
 }
 
 func TestIsScheduledTimeOfEvery(t *testing.T) {
-	sched, _, err := parseSchedule("@every 90m", nil)
+	sched, _, err := Parse("@every 90m", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	anchor := hm(9, 15)
+	anchor := HM(9, 15)
 	for at, want := range map[time.Time]bool{
-		hm(10, 45):                  true,  // one interval after
-		hm(7, 45):                   true,  // one before
-		hm(10, 0):                   false, // between
-		hm(10, 45).Add(time.Second): false,
+		HM(10, 45):                  true,  // one interval after
+		HM(7, 45):                   true,  // one before
+		HM(10, 0):                   false, // between
+		HM(10, 45).Add(time.Second): false,
 	} {
-		if got := isScheduledTime(sched, anchor, at); got != want {
-			t.Errorf("isScheduledTime(@every 90m from 09:15, %s) = %v, want %v", at.Format(time.TimeOnly), got, want)
+		if got := IsScheduledTime(sched, anchor, at); got != want {
+			t.Errorf("IsScheduledTime(@every 90m from 09:15, %s) = %v, want %v", at.Format(time.TimeOnly), got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package controllers
+package schedule
 
 import (
 	"fmt"
@@ -14,14 +14,14 @@ import (
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
 
-// maxMissedTimes is how many unmet scheduled times may pile up before the controller warns with
+// MaxMissedTimes is how many unmet scheduled times may pile up before the controller warns with
 // TooManyMissedTimes. It matches batch/v1 CronJob. The most recent time still runs.
-const maxMissedTimes = 100
+const MaxMissedTimes = 100
 
-// requeuePadding is added to the time until the next scheduled run when the controller asks to be requeued.
+// RequeuePadding is added to the time until the next scheduled run when the controller asks to be requeued.
 // The check that a run is due is exact (now >= scheduled time), so a timer that fires early only costs one
 // more short requeue; the padding is kept small to keep the start skew small. batch/v1 pads by 100 ms.
-const requeuePadding = 10 * time.Millisecond
+const RequeuePadding = 10 * time.Millisecond
 
 // cronParser parses the standard five-field format and descriptors (@hourly, @every 90m, ...), the same
 // formats batch/v1 CronJob accepts.
@@ -35,47 +35,47 @@ const (
 	maxEvery = 5 * 365 * 24 * time.Hour
 )
 
-// scheduleError is a user error in spec.schedule or spec.timeZone; Reason is the event and condition reason.
-type scheduleError struct {
+// Error is a user error in spec.schedule or spec.timeZone; Reason is the event and condition reason.
+type Error struct {
 	Reason  string
 	Message string
 }
 
-func (e *scheduleError) Error() string { return e.Message }
+func (e *Error) Error() string { return e.Message }
 
-// parseSchedule parses spec.schedule in the time zone spec.timeZone (UTC when nil) and returns the schedule
+// Parse parses spec.schedule in the time zone spec.timeZone (UTC when nil) and returns the schedule
 // and its location. It never panics: a panic of the cron library on a malformed string becomes an error.
-// Errors are *scheduleError with Reason UnparseableSchedule or UnknownTimeZone and a message that says
+// Errors are *Error with Reason UnparseableSchedule or UnknownTimeZone and a message that says
 // what to fix.
-func parseSchedule(schedule string, timeZone *string) (sched cron.Schedule, loc *time.Location, err error) {
+func Parse(schedule string, timeZone *string) (sched cron.Schedule, loc *time.Location, err error) {
 	loc = time.UTC
 	if tz := ptr.Deref(timeZone, ""); tz != "" {
 		l, lerr := time.LoadLocation(tz)
 		if lerr != nil || strings.EqualFold(tz, "local") {
-			return nil, nil, &scheduleError{Reason: cronjobv1.ReasonUnknownTimeZone,
+			return nil, nil, &Error{Reason: cronjobv1.ReasonUnknownTimeZone,
 				Message: fmt.Sprintf("spec.timeZone %q is not a known IANA time zone: use a name such as \"Europe/Berlin\" or leave it unset for UTC", tz)}
 		}
 		loc = l
 	}
 	trimmed := strings.TrimSpace(schedule)
 	if strings.Contains(trimmed, "TZ=") {
-		return nil, nil, &scheduleError{Reason: cronjobv1.ReasonUnparseableSchedule,
+		return nil, nil, &Error{Reason: cronjobv1.ReasonUnparseableSchedule,
 			Message: fmt.Sprintf("spec.schedule %q must not contain TZ= or CRON_TZ=: remove the prefix and set spec.timeZone instead", schedule)}
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			sched, loc = nil, nil
-			err = &scheduleError{Reason: cronjobv1.ReasonUnparseableSchedule,
+			err = &Error{Reason: cronjobv1.ReasonUnparseableSchedule,
 				Message: fmt.Sprintf("spec.schedule %q is malformed (%v): use five fields (minute hour day-of-month month day-of-week) or a descriptor such as @hourly", schedule, r)}
 		}
 	}()
 	s, perr := cronParser.Parse(trimmed)
 	if perr != nil {
-		return nil, nil, &scheduleError{Reason: cronjobv1.ReasonUnparseableSchedule,
+		return nil, nil, &Error{Reason: cronjobv1.ReasonUnparseableSchedule,
 			Message: fmt.Sprintf("spec.schedule %q is not a valid cron schedule: %v; use five fields (minute hour day-of-month month day-of-week) or a descriptor such as @hourly", schedule, perr)}
 	}
 	if every, ok := s.(cron.ConstantDelaySchedule); ok && (every.Delay < minEvery || every.Delay > maxEvery) {
-		return nil, nil, &scheduleError{Reason: cronjobv1.ReasonUnparseableSchedule,
+		return nil, nil, &Error{Reason: cronjobv1.ReasonUnparseableSchedule,
 			Message: fmt.Sprintf("spec.schedule %q: the @every interval must be between %v and %v (Job names carry the scheduled minute, so two runs in one minute would share a name)", schedule, minEvery, maxEvery)}
 	}
 	if spec, ok := s.(*cron.SpecSchedule); ok {
@@ -88,16 +88,16 @@ func parseSchedule(schedule string, timeZone *string) (sched cron.Schedule, loc 
 	return s, loc, nil
 }
 
-// mostRecentScheduleTime returns the latest scheduled time in (since, now] and how many scheduled times
-// that window holds. The count is exact up to maxMissedTimes+1; any larger count is reported as
-// maxMissedTimes+1. anchor is the time an @every schedule counts its intervals from (the last scheduled
+// MostRecent returns the latest scheduled time in (since, now] and how many scheduled times
+// that window holds. The count is exact up to MaxMissedTimes+1; any larger count is reported as
+// MaxMissedTimes+1. anchor is the time an @every schedule counts its intervals from (the last scheduled
 // time, or the CronJob's creation); since must not be before anchor. A zero time means no scheduled time
 // in the window.
 //
-// The cost is bounded whatever the downtime: at most maxMissedTimes+1 steps forward, then a backward
+// The cost is bounded whatever the downtime: at most MaxMissedTimes+1 steps forward, then a backward
 // search with doubling windows. Unlike batch/v1, which estimates the most recent time from the gap between
 // two runs once many were missed, the result is exact for irregular schedules too.
-func mostRecentScheduleTime(sched cron.Schedule, anchor, since, now time.Time) (time.Time, int) {
+func MostRecent(sched cron.Schedule, anchor, since, now time.Time) (time.Time, int) {
 	if !now.After(since) {
 		return time.Time{}, 0
 	}
@@ -109,14 +109,14 @@ func mostRecentScheduleTime(sched cron.Schedule, anchor, since, now time.Time) (
 		return time.Time{}, 0
 	}
 	count := 1
-	for ; count <= maxMissedTimes; count++ {
+	for ; count <= MaxMissedTimes; count++ {
 		n := sched.Next(t)
 		if n.IsZero() || n.After(now) {
 			return t, count
 		}
 		t = n
 	}
-	// More than maxMissedTimes: t is a known scheduled time <= now. Search back from now for the latest.
+	// More than MaxMissedTimes: t is a known scheduled time <= now. Search back from now for the latest.
 	for w := time.Minute; ; w *= 2 {
 		from := now.Add(-w)
 		if !from.After(t) {
@@ -135,7 +135,7 @@ func mostRecentScheduleTime(sched cron.Schedule, anchor, since, now time.Time) (
 	}
 }
 
-// mostRecentEvery is mostRecentScheduleTime for "@every <delay>": the scheduled times are anchor + k*delay
+// mostRecentEvery is MostRecent for "@every <delay>": the scheduled times are anchor + k*delay
 // for k >= 1, so they never drift. This differs from batch/v1, which restarts the interval at
 // now - startingDeadlineSeconds and so can skip runs.
 func mostRecentEvery(delay time.Duration, anchor, since, now time.Time) (time.Time, int) {
@@ -147,14 +147,14 @@ func mostRecentEvery(delay time.Duration, anchor, since, now time.Time) (time.Ti
 	if kMax < kMin {
 		return time.Time{}, 0
 	}
-	count := min(kMax-kMin+1, maxMissedTimes+1)
+	count := min(kMax-kMin+1, MaxMissedTimes+1)
 	return anchor.Add(time.Duration(kMax) * delay), int(count)
 }
 
-// nextScheduleTime returns the first scheduled time strictly after `after`, or the zero time when the
+// Next returns the first scheduled time strictly after `after`, or the zero time when the
 // schedule has none in the next five years (the limit of the cron library). anchor is as for
-// mostRecentScheduleTime.
-func nextScheduleTime(sched cron.Schedule, anchor, after time.Time) time.Time {
+// MostRecent.
+func Next(sched cron.Schedule, anchor, after time.Time) time.Time {
 	if every, ok := sched.(cron.ConstantDelaySchedule); ok {
 		if every.Delay <= 0 {
 			return time.Time{}
@@ -167,16 +167,16 @@ func nextScheduleTime(sched cron.Schedule, anchor, after time.Time) time.Time {
 	return sched.Next(after)
 }
 
-// runPlan is what the schedule says about one reconcile: which run is due, what was missed, and when to
+// Plan is what the schedule says about one reconcile: which run is due, what was missed, and when to
 // look again.
-type runPlan struct {
+type Plan struct {
 	// Scheduled is the most recent unmet scheduled time within the starting deadline whose start time (the
 	// scheduled time plus its jitter) has come; zero if none is due.
 	Scheduled time.Time
 	// Missed is the most recent unmet scheduled time that is past the starting deadline; it is set only
 	// when Scheduled is zero, and such a run is not started (MissSchedule).
 	Missed time.Time
-	// Unmet is the number of due unmet scheduled times within the deadline, exact up to maxMissedTimes+1.
+	// Unmet is the number of due unmet scheduled times within the deadline, exact up to MaxMissedTimes+1.
 	Unmet int
 	// Next is the first scheduled time whose start has not come yet: after now (and after the last
 	// scheduled time), or a scheduled time before now whose jitter has not passed. Zero if the schedule
@@ -189,19 +189,19 @@ type runPlan struct {
 	Since time.Time
 }
 
-// delayFunc is the jitter of the run scheduled at a time (see jitterDelay); nil means none.
-type delayFunc func(scheduled time.Time) time.Duration
+// DelayFunc is the jitter of the run scheduled at a time (see JitterDelay); nil means none.
+type DelayFunc func(scheduled time.Time) time.Duration
 
-// planRun computes the runPlan at `now` for a CronJob whose last scheduled time (or creation time, if it
+// PlanRun computes the Plan at `now` for a CronJob whose last scheduled time (or creation time, if it
 // never ran) is `earliest`, with an optional starting deadline in seconds and the jitter of each run
 // (delay; nil for none). Matches batch/v1 without jitter: the run to start is the most recent unmet
 // scheduled time in (max(earliest, now - deadline), now]. With jitter, a scheduled time is due once its
 // delay has passed too; the deadline still counts from the scheduled time. A clock that went backwards (now
 // before earliest) gives no run and a Next after earliest.
-func planRun(sched cron.Schedule, earliest, now time.Time, deadlineSeconds *int64, delay delayFunc) runPlan {
-	var plan runPlan
+func PlanRun(sched cron.Schedule, earliest, now time.Time, deadlineSeconds *int64, delay DelayFunc) Plan {
+	var plan Plan
 	since := earliest
-	if deadline, ok := startingDeadline(deadlineSeconds); ok {
+	if deadline, ok := StartingDeadline(deadlineSeconds); ok {
 		// A run exactly startingDeadlineSeconds late still starts, as in batch/v1: the window is closed
 		// at its start, and the cron library's Next is strictly after its argument.
 		if d := now.Add(-deadline - time.Nanosecond); d.After(since) {
@@ -213,16 +213,16 @@ func planRun(sched cron.Schedule, earliest, now time.Time, deadlineSeconds *int6
 	if earliest.After(after) {
 		after = earliest
 	}
-	plan.Next = nextScheduleTime(sched, earliest, after)
-	plan.Scheduled, plan.Unmet = mostRecentScheduleTime(sched, earliest, since, now)
+	plan.Next = Next(sched, earliest, after)
+	plan.Scheduled, plan.Unmet = MostRecent(sched, earliest, since, now)
 	if !plan.Scheduled.IsZero() && delay != nil && now.Before(plan.Scheduled.Add(delay(plan.Scheduled))) {
 		// Its jitter has not passed: it is the next run. The one before it, if unmet, is due: a delay is
-		// always shorter than the interval to the next scheduled time (jitterDelay).
+		// always shorter than the interval to the next scheduled time (JitterDelay).
 		plan.Next = plan.Scheduled
-		plan.Scheduled, plan.Unmet = mostRecentScheduleTime(sched, earliest, since, plan.Scheduled.Add(-time.Nanosecond))
+		plan.Scheduled, plan.Unmet = MostRecent(sched, earliest, since, plan.Scheduled.Add(-time.Nanosecond))
 	}
 	if plan.Scheduled.IsZero() && since.After(earliest) {
-		plan.Missed, _ = mostRecentScheduleTime(sched, earliest, earliest, since)
+		plan.Missed, _ = MostRecent(sched, earliest, earliest, since)
 	}
 	if !plan.Next.IsZero() {
 		plan.NextStart = plan.Next
@@ -233,35 +233,35 @@ func planRun(sched cron.Schedule, earliest, now time.Time, deadlineSeconds *int6
 	return plan
 }
 
-// startingDeadline is spec.startingDeadlineSeconds as a duration; ok is false when there is none. A
+// StartingDeadline is spec.startingDeadlineSeconds as a duration; ok is false when there is none. A
 // deadline longer than time.Duration can hold (292 years) is no deadline: multiplying it would overflow and
 // put the window's start in the future (batch/v1 has that overflow).
-func startingDeadline(deadlineSeconds *int64) (time.Duration, bool) {
+func StartingDeadline(deadlineSeconds *int64) (time.Duration, bool) {
 	if deadlineSeconds == nil || *deadlineSeconds > int64(math.MaxInt64/time.Second) {
 		return 0, false
 	}
 	return time.Duration(*deadlineSeconds) * time.Second, true
 }
 
-// runDelay is the jitter of the CronJob's run scheduled at `scheduled` (jitterDelay, with the interval to
-// the next scheduled time; anchor as for nextScheduleTime): what the controller waits after the scheduled
+// RunDelay is the jitter of the CronJob's run scheduled at `scheduled` (JitterDelay, with the interval to
+// the next scheduled time; anchor as for Next): what the controller waits after the scheduled
 // time, and what kubectl cjo next shows. 0 without spec.jitterSeconds.
-func runDelay(cj *cronjobv1.CronJob, sched cron.Schedule, anchor, scheduled time.Time) time.Duration {
+func RunDelay(cj *cronjobv1.CronJob, sched cron.Schedule, anchor, scheduled time.Time) time.Duration {
 	jitter := ptr.Deref(cj.Spec.JitterSeconds, 0)
 	if jitter <= 0 {
 		return 0
 	}
-	return jitterDelay(string(cj.UID), jitter, scheduled, nextScheduleTime(sched, anchor, scheduled))
+	return JitterDelay(string(cj.UID), jitter, scheduled, Next(sched, anchor, scheduled))
 }
 
-// oldestCatchUp is the run that missedRunPolicy All starts next: the oldest of the last `limit` unmet
-// scheduled times in (since, newest], where newest is the most recent due one (runPlan.Scheduled). dropped
-// is how many older unmet times are beyond the limit and never start, exact up to maxMissedTimes+1 (a
-// larger number is reported as maxMissedTimes+1). anchor is as for mostRecentScheduleTime.
+// OldestCatchUp is the run that missedRunPolicy All starts next: the oldest of the last `limit` unmet
+// scheduled times in (since, newest], where newest is the most recent due one (Plan.Scheduled). dropped
+// is how many older unmet times are beyond the limit and never start, exact up to MaxMissedTimes+1 (a
+// larger number is reported as MaxMissedTimes+1). anchor is as for MostRecent.
 //
 // The cost is bounded by the limit, not by the downtime: a backward search with doubling windows finds a
 // window ending at newest that holds at least `limit` times, then one walk forward through it.
-func oldestCatchUp(sched cron.Schedule, anchor, since, newest time.Time, limit int) (oldest time.Time, dropped int) {
+func OldestCatchUp(sched cron.Schedule, anchor, since, newest time.Time, limit int) (oldest time.Time, dropped int) {
 	if limit < 1 {
 		limit = 1
 	}
@@ -275,7 +275,7 @@ func oldestCatchUp(sched cron.Schedule, anchor, since, newest time.Time, limit i
 			return time.Time{}, 0
 		}
 		k := max(kMin, kMax-int64(limit)+1)
-		return anchor.Add(time.Duration(k) * every.Delay), int(min(k-kMin, maxMissedTimes+1))
+		return anchor.Add(time.Duration(k) * every.Delay), int(min(k-kMin, MaxMissedTimes+1))
 	}
 	for w := time.Minute; ; w *= 2 {
 		from := newest.Add(-w)
@@ -301,20 +301,20 @@ func oldestCatchUp(sched cron.Schedule, anchor, since, newest time.Time, limit i
 			if n > limit {
 				oldest = ring[n%limit]
 			}
-			_, older := mostRecentScheduleTime(sched, anchor, since, from)
-			return oldest, min(older+max(n-limit, 0), maxMissedTimes+1)
+			_, older := MostRecent(sched, anchor, since, from)
+			return oldest, min(older+max(n-limit, 0), MaxMissedTimes+1)
 		}
 	}
 }
 
-// jitterDelay is the delay of the run scheduled at `scheduled` for a CronJob with this UID and
+// JitterDelay is the delay of the run scheduled at `scheduled` for a CronJob with this UID and
 // spec.jitterSeconds: a hash (FNV-64a) of the UID and the scheduled time, in whole seconds below
 // jitterSeconds (whole seconds, because status times have a resolution of a second). It is the same on
 // every replica and after a restart, and differs between CronJobs that share a schedule. It is kept at
 // least a second shorter than the interval to the next scheduled time (next; zero if none), so that runs
 // keep their order and a run never starts after the next one is due whatever the schedule; admission
-// rejects a jitter that the shortest interval would cut (shortestInterval).
-func jitterDelay(uid string, jitterSeconds int32, scheduled, next time.Time) time.Duration {
+// rejects a jitter that the shortest interval would cut (ShortestInterval).
+func JitterDelay(uid string, jitterSeconds int32, scheduled, next time.Time) time.Duration {
 	if jitterSeconds <= 0 {
 		return 0
 	}
@@ -330,12 +330,12 @@ func jitterDelay(uid string, jitterSeconds int32, scheduled, next time.Time) tim
 	return d
 }
 
-// shortestInterval is the shortest interval between two consecutive scheduled times from `from` on: the
+// ShortestInterval is the shortest interval between two consecutive scheduled times from `from` on: the
 // interval of an @every schedule, else the shortest of the next year's intervals, looking at most at
 // shortestIntervalRuns of them (a year holds every pattern of the minute, hour, day and month fields that
 // can make an interval short, and both of a year's DST changes). Zero if the schedule has fewer than two
 // times in the next five years.
-func shortestInterval(sched cron.Schedule, from time.Time) time.Duration {
+func ShortestInterval(sched cron.Schedule, from time.Time) time.Duration {
 	if every, ok := sched.(cron.ConstantDelaySchedule); ok {
 		return every.Delay
 	}
@@ -358,16 +358,24 @@ func shortestInterval(sched cron.Schedule, from time.Time) time.Duration {
 	return shortest
 }
 
-// shortestIntervalRuns bounds the walk of shortestInterval (a minutely schedule has 525,600 times a year;
+// shortestIntervalRuns bounds the walk of ShortestInterval (a minutely schedule has 525,600 times a year;
 // its shortest interval shows in the first two).
 const shortestIntervalRuns = 10000
 
-// requeueAfter returns how long to wait until the next scheduled time, plus requeuePadding; never negative.
+// RequeueAfter returns how long to wait until the next scheduled time, plus RequeuePadding; never negative.
 // ok is false when there is no next time.
-func requeueAfter(next, now time.Time) (d time.Duration, ok bool) {
+func RequeueAfter(next, now time.Time) (d time.Duration, ok bool) {
 	if next.IsZero() {
 		return 0, false
 	}
 	d = max(next.Sub(now), 0)
-	return d + requeuePadding, true
+	return d + RequeuePadding, true
+}
+
+// PastDeadline reports whether a run scheduled at `scheduled` is more than deadlineSeconds late at now; a
+// run exactly at its deadline is not (as PlanRun). No deadline, or one longer than time.Duration holds,
+// is never past.
+func PastDeadline(scheduled, now time.Time, deadlineSeconds *int64) bool {
+	deadline, ok := StartingDeadline(deadlineSeconds)
+	return ok && now.Sub(scheduled) > deadline
 }
