@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,10 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
 )
-
-// jobOwnerKey is the field index of Jobs by the name of their controlling CronJob.
-const jobOwnerKey = ".metadata.controller"
 
 // conflictRequeueDelay is how soon a reconcile whose status write met a conflict runs again.
 const conflictRequeueDelay = 100 * time.Millisecond
@@ -121,20 +121,20 @@ func (r *CronJobReconciler) reconcile(ctx context.Context, req ctrl.Request) Out
 
 	var jobList batchv1.JobList
 	if err := r.Client.List(ctx, &jobList, client.InNamespace(cj.Namespace),
-		client.MatchingFields{jobOwnerKey: cj.Name}); err != nil {
+		client.MatchingFields{index.JobOwnerKey: cj.Name}); err != nil {
 		return Outcome{Err: fmt.Errorf("listing jobs: %w", err)}
 	}
-	jobs := make([]*batchv1.Job, 0, len(jobList.Items))
+	owned := make([]*batchv1.Job, 0, len(jobList.Items))
 	for i := range jobList.Items {
-		if isOwnedBy(&jobList.Items[i], &cj) {
-			jobs = append(jobs, &jobList.Items[i])
+		if jobs.IsOwnedBy(&jobList.Items[i], &cj) {
+			owned = append(owned, &jobList.Items[i])
 		}
 	}
 
 	original := cj.DeepCopy()
 	// A run created by the previous reconcile whose record was deferred: this reconcile writes it.
 	recording, announce := r.applyDeferred(&cj)
-	s := &syncer{r: r, cj: &cj, jobs: jobs, now: now}
+	s := &syncer{r: r, cj: &cj, jobs: owned, now: now}
 	result, syncErr := s.sync(ctx)
 	out := s.out
 	out.RequeueAfter = result.RequeueAfter
@@ -230,13 +230,4 @@ func isRealClock(c clock.PassiveClock) bool {
 		return true
 	}
 	return false
-}
-
-// indexJobOwner is the jobOwnerKey index: the name of the Job's controlling CronJob of our group, if any.
-func indexJobOwner(obj client.Object) []string {
-	owner := metav1.GetControllerOf(obj)
-	if owner == nil || owner.APIVersion != cronjobv1.GroupVersion.String() || owner.Kind != "CronJob" {
-		return nil
-	}
-	return []string{owner.Name}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 
@@ -185,7 +187,7 @@ func TestCronJobRunCreatesTheJobOfTheCronJob(t *testing.T) {
 	run := f.run(t, "manual")
 	wantStatus := cronjobv1.CronJobRunStatus{
 		Phase: cronjobv1.RunRunning, JobName: manualJob,
-		ScheduledTime: timePtr(IsTime), StartTime: timePtr(IsTime),
+		ScheduledTime: TimePtr(IsTime), StartTime: TimePtr(IsTime),
 		Conditions: []metav1.Condition{{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonJobCreated,
 			Message: "Job " + manualJob + " runs", LastTransitionTime: metav1.NewTime(IsTime)}},
 	}
@@ -223,7 +225,7 @@ func TestCronJobRunRejectionSaysWhatToFix(t *testing.T) {
 			t.Errorf("Ready message %q does not contain %q", c.Message, part)
 		}
 	}
-	if diff := cmp.Diff(timePtr(IsTime), run.Status.CompletionTime); diff != "" {
+	if diff := cmp.Diff(TimePtr(IsTime), run.Status.CompletionTime); diff != "" {
 		t.Errorf("completionTime (-want,+got): a rejected run is finished at once:\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"Warning NotAScheduledTime"}, f.eventReasons()); diff != "" {
@@ -243,11 +245,11 @@ func TestCronJobRunPhaseFollowsTheJob(t *testing.T) {
 	}{
 		"Job succeeded": {
 			job:       func(j *batchv1.Job) *batchv1.Job { return builders.FromJob(j).Succeeded(HM(10, 30)).Obj() },
-			wantPhase: cronjobv1.RunSucceeded, wantReason: ReasonJobComplete, wantDone: timePtr(HM(10, 30)),
+			wantPhase: cronjobv1.RunSucceeded, wantReason: ReasonJobComplete, wantDone: TimePtr(HM(10, 30)),
 		},
 		"Job failed": {
 			job:       func(j *batchv1.Job) *batchv1.Job { return builders.FromJob(j).Failed(HM(10, 20)).Obj() },
-			wantPhase: cronjobv1.RunFailed, wantReason: ReasonJobFailed, wantDone: timePtr(HM(10, 20)),
+			wantPhase: cronjobv1.RunFailed, wantReason: ReasonJobFailed, wantDone: TimePtr(HM(10, 20)),
 		},
 		"Job still running": {
 			job:       func(j *batchv1.Job) *batchv1.Job { return builders.FromJob(j).StartedAt(IsTime).Obj() },
@@ -284,10 +286,10 @@ func TestCronJobRunPhaseFollowsTheJob(t *testing.T) {
 func TestCronJobRunPruning(t *testing.T) {
 	done := HM(10, 30)
 	finishedRun := func(phase cronjobv1.CronJobRunPhase) *builders.CronJobRunWrapper {
-		return manualRun().Status(cronjobv1.CronJobRunStatus{Phase: phase, JobName: manualJob, CompletionTime: timePtr(done)})
+		return manualRun().Status(cronjobv1.CronJobRunStatus{Phase: phase, JobName: manualJob, CompletionTime: TimePtr(done)})
 	}
 	rejectedRun := func() *builders.CronJobRunWrapper {
-		return manualRun().Status(cronjobv1.CronJobRunStatus{Phase: cronjobv1.RunRejected, CompletionTime: timePtr(done)})
+		return manualRun().Status(cronjobv1.CronJobRunStatus{Phase: cronjobv1.RunRejected, CompletionTime: TimePtr(done)})
 	}
 	jobOfRun := func() *batchv1.Job {
 		return builders.MakeJob(manualJob, Namespace).OwnedBy(Hourly().Obj()).UID("uid-job").Succeeded(done).Obj()
@@ -347,20 +349,20 @@ func TestCronJobRunPruning(t *testing.T) {
 
 func TestRunJobName(t *testing.T) {
 	long := strings.Repeat("a", cronjobv1.MaxNameLength)
-	n := runJobName(long, "0b7c5a3e-2f4d-4c1b-9e8a-6d5f4c3b2a19")
+	n := jobs.RunName(long, "0b7c5a3e-2f4d-4c1b-9e8a-6d5f4c3b2a19")
 	if len(n) != 63 {
 		t.Errorf("len(%q) = %d, want 63: it must fit the job-name label with a 52-character CronJob name", n, len(n))
 	}
-	if again := runJobName(long, "0b7c5a3e-2f4d-4c1b-9e8a-6d5f4c3b2a19"); again != n {
-		t.Errorf("runJobName is not deterministic: %q, then %q", n, again)
+	if again := jobs.RunName(long, "0b7c5a3e-2f4d-4c1b-9e8a-6d5f4c3b2a19"); again != n {
+		t.Errorf("jobs.RunName is not deterministic: %q, then %q", n, again)
 	}
-	if other := runJobName(long, "0b7c5a3e-2f4d-4c1b-9e8a-6d5f4c3b2a1a"); other == n {
+	if other := jobs.RunName(long, "0b7c5a3e-2f4d-4c1b-9e8a-6d5f4c3b2a1a"); other == n {
 		t.Errorf("two UIDs give the same name %q", n)
 	}
 	// A scheduled run's name is "<cronjob>-<digits>": the suffix of a run now must not be all digits, for
 	// any UID.
 	for i := range 1000 {
-		suffix := strings.TrimPrefix(runJobName("x", types.UID(strings.Repeat("u", i))), "x-")
+		suffix := strings.TrimPrefix(jobs.RunName("x", types.UID(strings.Repeat("u", i))), "x-")
 		if strings.Trim(suffix, "0123456789") == "" {
 			t.Fatalf("suffix %q is digits only: it could be the name of a scheduled run", suffix)
 		}
@@ -413,7 +415,7 @@ func TestCronJobRunOlderWaitingRunsStartFirst(t *testing.T) {
 	}
 	f.mustReconcileRun(t, "older")
 	f.mustReconcileRun(t, "younger")
-	want := []string{name(PriorHour), runJobName("hourly", "uid-older")}
+	want := []string{name(PriorHour), jobs.RunName("hourly", "uid-older")}
 	sort.Strings(want)
 	if diff := cmp.Diff(want, f.jobNames(t)); diff != "" {
 		t.Errorf("Jobs (-want,+got): the older run starts, the younger waits for its Job:\n%s", diff)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 
 	"github.com/google/go-cmp/cmp"
@@ -36,7 +38,7 @@ func TestCronJobRunSameCreationSecondStartsByName(t *testing.T) {
 			for _, n := range []string{"run-a", "run-b"} {
 				f.mustReconcileRun(t, n)
 			}
-			want := []string{name(PriorHour), runJobName("hourly", "uid-run-a")}
+			want := []string{name(PriorHour), jobs.RunName("hourly", "uid-run-a")}
 			sort.Strings(want)
 			if diff := cmp.Diff(want, f.jobNames(t)); diff != "" {
 				t.Errorf("Jobs (-want,+got): run-a, first by name, starts; run-b waits:\n%s", diff)

@@ -5,6 +5,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
+
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -29,7 +33,7 @@ import (
 // says otherwise; a run now gets the Job manualJob.
 const runUID types.UID = "run-uid"
 
-var manualJob = runJobName("hourly", runUID)
+var manualJob = jobs.RunName("hourly", runUID)
 
 // manualRun is the run "manual" of "hourly": a run now that honours the concurrency policy.
 func manualRun() *builders.CronJobRunWrapper {
@@ -64,8 +68,8 @@ func newRunFixture(t *testing.T, now time.Time, funcs interceptor.Funcs, objs ..
 	c := fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(testRESTMapper()).
 		WithObjectTracker(clienttesting.NewObjectTracker(testScheme(), testCodecs().UniversalDecoder())).WithObjects(objs...).
 		WithStatusSubresource(&cronjobv1.CronJob{}, &cronjobv1.CronJobRun{}).
-		WithIndex(&batchv1.Job{}, jobOwnerKey, indexJobOwner).
-		WithIndex(&cronjobv1.CronJobRun{}, runCronJobKey, indexRunCronJob).
+		WithIndex(&batchv1.Job{}, index.JobOwnerKey, index.JobOwner).
+		WithIndex(&cronjobv1.CronJobRun{}, index.RunCronJobKey, index.RunCronJob).
 		WithInterceptorFuncs(funcs).Build()
 	rec := events.NewFakeRecorder(100)
 	m := NewMetrics()

@@ -18,15 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 )
-
-// runCronJobKey is the field index of CronJobRuns by spec.cronJobName.
-const runCronJobKey = ".spec.cronJobName"
-
-// indexRunCronJob is the runCronJobKey index.
-func indexRunCronJob(obj client.Object) []string {
-	return []string{obj.(*cronjobv1.CronJobRun).Spec.CronJobName}
-}
 
 // setupCronJobRuns wires the CronJobRun controller into mgr, for Setup: the index of runs by CronJob, the
 // reconciler (the manager's client, API reader and scheme, opts.Clock, the CronJob controller's recorder
@@ -40,9 +34,6 @@ func indexRunCronJob(obj client.Object) []string {
 // It reconciles one run at a time, so that two waiting runs never take the same free slot. With a fake
 // clock its workqueue runs on that clock, as the CronJob controller's does.
 func setupCronJobRuns(mgr manager.Manager, opts Options, recorder events.EventRecorder) error {
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &cronjobv1.CronJobRun{}, runCronJobKey, indexRunCronJob); err != nil {
-		return fmt.Errorf("indexing cronjobruns by cronjob: %w", err)
-	}
 	r := &CronJobRunReconciler{
 		Client:    mgr.GetClient(),
 		APIReader: mgr.GetAPIReader(),
@@ -92,11 +83,11 @@ func (m runMapper) runsOfJob(ctx context.Context, obj client.Object) []reconcile
 	if name := obj.GetAnnotations()[cronjobv1.CronJobRunAnnotation]; name != "" {
 		reqs = append(reqs, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: obj.GetNamespace(), Name: name}})
 	}
-	cronJob := indexJobOwner(obj)
-	if len(cronJob) == 0 {
+	cronJob, ok := jobs.ControllingCronJob(obj)
+	if !ok {
 		return reqs
 	}
-	return append(reqs, m.runs(ctx, obj.GetNamespace(), cronJob[0], func(o *cronjobv1.CronJobRun) bool {
+	return append(reqs, m.runs(ctx, obj.GetNamespace(), cronJob, func(o *cronjobv1.CronJobRun) bool {
 		return waiting(o) || o.Status.JobName == obj.GetName()
 	})...)
 }
@@ -109,7 +100,7 @@ func (m runMapper) runsOfCronJob(ctx context.Context, obj client.Object) []recon
 // runs lists the runs of a CronJob that pass keep, as requests.
 func (m runMapper) runs(ctx context.Context, ns, cronJob string, keep func(*cronjobv1.CronJobRun) bool) []reconcile.Request {
 	var list cronjobv1.CronJobRunList
-	if err := m.c.List(ctx, &list, client.InNamespace(ns), client.MatchingFields{runCronJobKey: cronJob}); err != nil {
+	if err := m.c.List(ctx, &list, client.InNamespace(ns), client.MatchingFields{index.RunCronJobKey: cronJob}); err != nil {
 		ctrl.LoggerFrom(ctx).Error(err, "Listing the CronJobRuns of a CronJob", "cronJob", cronJob)
 		return nil
 	}

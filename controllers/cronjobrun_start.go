@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -62,7 +65,7 @@ func (s *runSyncer) start(ctx context.Context) (ctrl.Result, error) {
 }
 
 // target returns the scheduled time of the run's Job, its name and the CronJob's time zone: for a run now,
-// now and runJobName; for spec.scheduledTime, that time and jobName, the name of the scheduled run of that
+// now and jobs.RunName; for spec.scheduledTime, that time and jobs.Name, the name of the scheduled run of that
 // time, after checking that it is a scheduled time of the schedule (in its time zone) and not in the
 // future. ok is false when the run was rejected.
 func (s *runSyncer) target(cj *cronjobv1.CronJob) (scheduled time.Time, name string, loc *time.Location, ok bool) {
@@ -71,7 +74,7 @@ func (s *runSyncer) target(cj *cronjobv1.CronJob) (scheduled time.Time, name str
 		if err != nil {
 			loc = time.UTC // a run now does not need the schedule; its annotation is then in UTC
 		}
-		return s.now, runJobName(cj.Name, s.run.UID), loc, true
+		return s.now, jobs.RunName(cj.Name, s.run.UID), loc, true
 	}
 	t := s.run.Spec.ScheduledTime.Time
 	if err != nil {
@@ -97,7 +100,7 @@ func (s *runSyncer) target(cj *cronjobv1.CronJob) (scheduled time.Time, name str
 			t.In(loc).Format(time.RFC3339), cj.Spec.Schedule, loc, next)
 		return time.Time{}, "", nil, false
 	}
-	return t, jobName(cj.Name, t), loc, true
+	return t, jobs.Name(cj.Name, t), loc, true
 }
 
 // adopt makes an existing Job of the run's name the run's Job, if it may be: it must be controlled by the
@@ -105,7 +108,7 @@ func (s *runSyncer) target(cj *cronjobv1.CronJob) (scheduled time.Time, name str
 // of the CronJob for that time counts (the scheduled run, or another backfill of it): the run reports it
 // and creates nothing, so a scheduled time never has two Jobs. Any other Job rejects the run.
 func (s *runSyncer) adopt(ctx context.Context, cj *cronjobv1.CronJob, job *batchv1.Job, scheduled time.Time) (ctrl.Result, error) {
-	if !isOwnedBy(job, cj) {
+	if !jobs.IsOwnedBy(job, cj) {
 		s.reject(ReasonJobNameTaken, "Job %s exists and is not controlled by CronJob %s: delete or rename that Job, then create another CronJobRun",
 			job.Name, cj.Name)
 		return s.pruneAfterTTL(ctx)
@@ -127,33 +130,30 @@ func (s *runSyncer) adopt(ctx context.Context, cj *cronjobv1.CronJob, job *batch
 	return ctrl.Result{}, nil
 }
 
-// create creates the run's Job: the CronJob's newJob (template, scheduled-at annotation, the CronJob as
+// create creates the run's Job: the CronJob's jobs.New (template, scheduled-at annotation, the CronJob as
 // controller owner, so its status.active and history limits count the Job) under the run's name, labelled
 // TriggerLabel=manual and annotated with the run's name. AlreadyExists adopts (see adopt).
 func (s *runSyncer) create(ctx context.Context, cj *cronjobv1.CronJob, name string, scheduled time.Time, loc *time.Location) (ctrl.Result, error) {
-	job := newJob(cj, scheduled, loc)
+	job := jobs.New(cj, scheduled, loc)
 	job.Name = name
 	if job.Labels == nil {
 		job.Labels = map[string]string{}
 	}
 	job.Labels[cronjobv1.TriggerLabel] = cronjobv1.TriggerManual
 	job.Annotations[cronjobv1.CronJobRunAnnotation] = s.run.Name
-	err := s.r.Client.Create(ctx, job)
-	if apierrors.IsAlreadyExists(err) {
-		existing := &batchv1.Job{}
-		if err := s.r.APIReader.Get(ctx, client.ObjectKeyFromObject(job), existing); err != nil {
-			return ctrl.Result{}, fmt.Errorf("getting existing job %s: %w", job.Name, err)
-		}
+	result, existing, err := jobs.Create(ctx, s.r.Client, s.r.APIReader, cj, job)
+	switch result {
+	case jobs.Unread:
+		return ctrl.Result{}, err
+	case jobs.Exists, jobs.Taken:
 		return s.adopt(ctx, cj, existing, scheduled)
-	}
-	if apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause) {
+	case jobs.NamespaceTerminating:
 		ctrl.LoggerFrom(ctx).V(1).Info("Namespace is terminating, not creating Job", "job", klog.KObj(job))
 		return ctrl.Result{}, nil
-	}
-	if err != nil {
+	case jobs.Failed:
 		s.r.Metrics.jobCreateFailed()
-		s.event(corev1.EventTypeWarning, ReasonFailedCreate, "Create", "Error creating job: %v", err)
-		return ctrl.Result{}, fmt.Errorf("creating job %s: %w", job.Name, err)
+		s.event(corev1.EventTypeWarning, ReasonFailedCreate, "Create", "Error creating job: %v", errors.Unwrap(err))
+		return ctrl.Result{}, err
 	}
 	ctrl.LoggerFrom(ctx).Info("Created Job", "job", klog.KObj(job), "cronJob", klog.KObj(cj),
 		"scheduledTime", scheduled.In(loc).Format(time.RFC3339))
@@ -216,7 +216,7 @@ func (s *runSyncer) activeJobs(ctx context.Context, cj *cronjobv1.CronJob, excep
 	var active []*batchv1.Job
 	for i := range list.Items {
 		job := &list.Items[i]
-		if done, _ := jobFinished(job); !done && isOwnedBy(job, cj) && job.Name != except {
+		if done, _ := jobs.Finished(job); !done && jobs.IsOwnedBy(job, cj) && job.Name != except {
 			active = append(active, job)
 		}
 	}
@@ -230,7 +230,7 @@ func (s *runSyncer) activeJobs(ctx context.Context, cj *cronjobv1.CronJob, excep
 func (s *runSyncer) olderWaitingRuns(ctx context.Context) (int, error) {
 	var list cronjobv1.CronJobRunList
 	if err := s.r.Client.List(ctx, &list, client.InNamespace(s.run.Namespace),
-		client.MatchingFields{runCronJobKey: s.run.Spec.CronJobName}); err != nil {
+		client.MatchingFields{index.RunCronJobKey: s.run.Spec.CronJobName}); err != nil {
 		return 0, fmt.Errorf("listing cronjobruns: %w", err)
 	}
 	n := 0
@@ -251,14 +251,13 @@ func (s *runSyncer) olderWaitingRuns(ctx context.Context) (int, error) {
 // by their UIDs, and counts them in jobs_deleted_total (reason replace). A Job already gone is fine.
 func (s *runSyncer) replace(ctx context.Context, active []*batchv1.Job) error {
 	for _, job := range active {
-		uid := job.UID
-		err := s.r.Client.Delete(ctx, job, client.PropagationPolicy("Background"), client.Preconditions{UID: &uid})
-		if apierrors.IsNotFound(err) {
-			continue
-		}
+		deleted, err := jobs.Delete(ctx, s.r.Client, job)
 		if err != nil {
-			s.event(corev1.EventTypeWarning, ReasonFailedDelete, "Delete", "Error deleting job %s: %v", job.Name, err)
-			return fmt.Errorf("deleting job %s for concurrencyPolicy Replace: %w", job.Name, err)
+			s.event(corev1.EventTypeWarning, ReasonFailedDelete, "Delete", "Error deleting job %s: %v", job.Name, errors.Unwrap(err))
+			return fmt.Errorf("deleting job %s for concurrencyPolicy Replace: %w", job.Name, errors.Unwrap(err))
+		}
+		if !deleted {
+			continue
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleted Job", "job", klog.KObj(job), "reason", "concurrencyPolicy Replace")
 		s.r.Metrics.jobDeleted(DeletedReplace)

@@ -3,8 +3,9 @@ package controllers
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"time"
+
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -46,19 +47,6 @@ const (
 // jobKind is the kind of the owner reference from a run to its Job.
 const jobKind = "Job"
 
-// runJobName is the name of the Job of a run without spec.scheduledTime (run now):
-// "<cronjob>-m<9 hex digits>", the digits 36 bits of a hash of the CronJobRun's UID. It is deterministic,
-// so a create retried after a lost status write meets AlreadyExists and adopts the Job instead of making a
-// second one; the "m" keeps it apart from the names of scheduled runs, "<cronjob>-<Unix minutes>" (digits
-// only); with a CronJob name of cronjobv1.MaxNameLength (52) characters it has 63, the limit of the
-// job-name label. Should two runs of one CronJob hash alike (a chance of 2^-36 per pair), the Job's
-// CronJobRunAnnotation names the first, and the second is Rejected (JobNameTaken).
-func runJobName(cronJobName string, runUID types.UID) string {
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(runUID))
-	return fmt.Sprintf("%s-m%09x", cronJobName, h.Sum64()&(1<<36-1))
-}
-
 // finished reports whether the run has reached a final phase: Succeeded, Failed or Rejected.
 func finished(run *cronjobv1.CronJobRun) bool {
 	switch run.Status.Phase {
@@ -80,17 +68,17 @@ func runExpiry(run *cronjobv1.CronJobRun, now time.Time) time.Time {
 }
 
 // followJob sets the run's phase from its Job: Running until the Job's Complete or Failed condition is
-// True (jobFinished), then Succeeded or Failed with the Job's completion (or failure) time.
+// True (jobs.Finished), then Succeeded or Failed with the Job's completion (or failure) time.
 func (s *runSyncer) followJob(job *batchv1.Job) {
 	st := &s.run.Status
-	switch _, how := jobFinished(job); how {
+	switch _, how := jobs.Finished(job); how {
 	case batchv1.JobComplete:
 		st.Phase = cronjobv1.RunSucceeded
 		st.CompletionTime = timeOr(job.Status.CompletionTime, s.now)
 		s.setReady(metav1.ConditionTrue, ReasonJobComplete, fmt.Sprintf("Job %s completed", job.Name))
 	case batchv1.JobFailed:
 		st.Phase = cronjobv1.RunFailed
-		st.CompletionTime = timeOr(jobFailedTime(job), s.now)
+		st.CompletionTime = timeOr(jobs.FailedTime(job), s.now)
 		s.setReady(metav1.ConditionFalse, ReasonJobFailed, fmt.Sprintf("Job %s failed", job.Name))
 	default:
 		st.Phase = cronjobv1.RunRunning

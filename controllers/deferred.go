@@ -3,6 +3,8 @@ package controllers
 import (
 	"sync"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -91,8 +93,8 @@ func (r *CronJobReconciler) applyDeferred(cj *cronjobv1.CronJob) (ok bool, creat
 	}
 	// The CronJob changed since (a spec edit): what was computed from the old one may no longer hold, the
 	// run does. This reconcile recomputes the rest.
-	if finished, _ := jobFinished(rec.job); !finished {
-		addActive(&cj.Status, rec.job)
+	if finished, _ := jobs.Finished(rec.job); !finished {
+		jobs.AddActive(&cj.Status, rec.job)
 	}
 	cj.Status.LastScheduleTime = laterTime(cj.Status.LastScheduleTime, &rec.scheduled)
 	return true, createdJobs
@@ -156,11 +158,11 @@ func (e *expectedCreates) forget(key types.NamespacedName) {
 // observed reports whether job is the Job a CronJob of ours is creating, or created and deferred the
 // record of, and whose create event is therefore dropped; only the first create event of that Job is.
 func (e *expectedCreates) observed(job client.Object) bool {
-	owner := metav1.GetControllerOf(job)
-	if owner == nil || owner.APIVersion != cronjobv1.GroupVersion.String() || owner.Kind != "CronJob" {
+	cronJob, ok := jobs.ControllingCronJob(job)
+	if !ok {
 		return false
 	}
-	key := types.NamespacedName{Namespace: job.GetNamespace(), Name: owner.Name}
+	key := types.NamespacedName{Namespace: job.GetNamespace(), Name: cronJob}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if x, ok := e.m[key]; ok && x.job == job.GetName() && !x.swallowed {

@@ -79,7 +79,7 @@ func TestJobsFirstDefersTheRecordWhileOthersWaitAndWritesItNext(t *testing.T) {
 	if want := time.Hour - 2*time.Second + schedule.RequeuePadding; second.RequeueAfter != want {
 		t.Errorf("second reconcile RequeueAfter = %v, want %v (the 11:00 run)", second.RequeueAfter, want)
 	}
-	want := recorded{LastSchedule: timePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}}
+	want := recorded{LastSchedule: TimePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}}
 	if diff := cmp.Diff(want, recordOf(f.cronJob(t))); diff != "" {
 		t.Errorf("stored status after the second reconcile (-want,+got):\n%s", diff)
 	}
@@ -109,7 +109,7 @@ func TestJobsFirstWritesAtOnceWhenNothingWaits(t *testing.T) {
 	if diff := cmp.Diff([]string{"Normal SuccessfulCreate"}, f.eventReasons()); diff != "" {
 		t.Errorf("events (-want,+got):\n%s", diff)
 	}
-	want := recorded{LastSchedule: timePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}}
+	want := recorded{LastSchedule: TimePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}}
 	if diff := cmp.Diff(want, recordOf(f.cronJob(t))); diff != "" {
 		t.Errorf("stored status (-want,+got):\n%s", diff)
 	}
@@ -130,7 +130,7 @@ func TestJobsFirstRecordSurvivesWhatHappensBeforeIt(t *testing.T) {
 			return &CronJobReconciler{Client: f.client, APIReader: f.client, Scheme: f.r.Scheme, Clock: f.r.Clock, Recorder: f.recorder}
 		},
 		wantRun:  RunAdopted,
-		want:     recorded{LastSchedule: timePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}},
+		want:     recorded{LastSchedule: TimePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}},
 		wantJobs: []string{name(TopOfTheHour)},
 	}, {
 		name: "the Job is deleted (ttlSecondsAfterFinished 0, or a user): the run is recorded, never started again",
@@ -143,7 +143,7 @@ func TestJobsFirstRecordSurvivesWhatHappensBeforeIt(t *testing.T) {
 			return f.r
 		},
 		wantRun:  RunNone,
-		want:     recorded{LastSchedule: timePtr(TopOfTheHour)},
+		want:     recorded{LastSchedule: TimePtr(TopOfTheHour)},
 		wantJobs: []string{},
 	}, {
 		name: "the spec is edited: the run is applied to the edited CronJob",
@@ -152,7 +152,7 @@ func TestJobsFirstRecordSurvivesWhatHappensBeforeIt(t *testing.T) {
 			return f.r
 		},
 		wantRun:  RunNone,
-		want:     recorded{LastSchedule: timePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}},
+		want:     recorded{LastSchedule: TimePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}},
 		wantJobs: []string{name(TopOfTheHour)},
 	}}
 	for _, tc := range cases {

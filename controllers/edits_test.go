@@ -31,7 +31,7 @@ func editEntry(manager string, t time.Time, specFields ...string) metav1.Managed
 	}
 	raw += `}}`
 	return metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate,
-		APIVersion: cronjobv1.GroupVersion.String(), Time: timePtr(t), FieldsType: "FieldsV1",
+		APIVersion: cronjobv1.GroupVersion.String(), Time: TimePtr(t), FieldsType: "FieldsV1",
 		FieldsV1: metav1.NewFieldsV1(raw)}
 }
 
@@ -143,11 +143,11 @@ func TestMatrixEditTime(t *testing.T) {
 	const pad = schedule.RequeuePadding
 	suspendedSince9 := observed("0 * * * *", true, PriorHour)
 	starts := func(slot time.Time, requeue time.Duration) outcome {
-		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{name(slot)}, LastSchedule: timePtr(slot),
+		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{name(slot)}, LastSchedule: TimePtr(slot),
 			Events: []string{evCreated}, StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
 	}
 	nothing := func(requeue time.Duration) outcome {
-		return outcome{LastSchedule: timePtr(PriorHour), StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
+		return outcome{LastSchedule: TimePtr(PriorHour), StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
 	}
 	runMatrix(t, map[string]scenario{
 		"resumed at 10:30 while the controller was down, now 11:05: the 11:00 run, due after the resume, starts": {

@@ -26,12 +26,12 @@ func TestMatrixDeadlines(t *testing.T) {
 	yearAgo := TopOfTheHour.AddDate(-1, 0, 0)
 
 	runs := func(slot time.Time, requeue time.Duration) outcome {
-		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{name(slot)}, LastSchedule: timePtr(slot),
+		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{name(slot)}, LastSchedule: TimePtr(slot),
 			Events: []string{evCreated}, StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
 	}
 	// A missed run writes status once: schedule.Next moves to the next scheduled time.
 	missed := func(last time.Time, requeue time.Duration) outcome {
-		return outcome{LastSchedule: timePtr(last), Events: []string{evMissed}, StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
+		return outcome{LastSchedule: TimePtr(last), Events: []string{evMissed}, StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
 	}
 
 	runMatrix(t, map[string]scenario{
@@ -49,7 +49,7 @@ func TestMatrixDeadlines(t *testing.T) {
 		},
 		"ran before, a minute late, past a 10 s deadline, second reconcile: no second MissSchedule, no status write": {
 			cronJob: Hourly().StartingDeadlineSeconds(shortDeadline).LastScheduleTime(PriorHour), now: MinLate, twice: true,
-			want: outcome{LastSchedule: timePtr(PriorHour), Ready: cronjobv1.ReasonScheduled, Requeue: 59*time.Minute + pad},
+			want: outcome{LastSchedule: TimePtr(PriorHour), Ready: cronjobv1.ReasonScheduled, Requeue: 59*time.Minute + pad},
 		},
 		"ran before, exactly on time, 0 s deadline: starts": {
 			cronJob: Hourly().StartingDeadlineSeconds(0).LastScheduleTime(PriorHour), now: TopOfTheHour,
@@ -91,7 +91,7 @@ func TestMatrixDeadlines(t *testing.T) {
 		"hourly, a year late, no deadline: TooManyMissedTimes, and the most recent run starts": {
 			cronJob: Hourly().CreationTimestamp(yearAgo).LastScheduleTime(yearAgo), now: TopOfTheHour.Add(30 * time.Minute),
 			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
-				LastSchedule: timePtr(TopOfTheHour), Events: []string{evTooMany, evCreated}, StatusWrites: 1,
+				LastSchedule: TimePtr(TopOfTheHour), Events: []string{evTooMany, evCreated}, StatusWrites: 1,
 				Ready: cronjobv1.ReasonScheduled, Requeue: 30*time.Minute + pad},
 		},
 		"hourly, a year late, within a 2 h deadline: two runs in the deadline are not too many": {
@@ -106,20 +106,20 @@ func TestMatrixDeadlines(t *testing.T) {
 			cronJob: Hourly().Forbid().StartingDeadlineSeconds(mediumDeadline).LastScheduleTime(PriorHour).Active(doneJob(PriorHour)),
 			jobs:    jobsOf(doneJob(PriorHour)), now: HM(10, 30),
 			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
-				LastSchedule: timePtr(TopOfTheHour), LastSuccessful: timePtr(HM(9, 1)), Events: []string{evSawCompleted, evCreated},
+				LastSchedule: TimePtr(TopOfTheHour), LastSuccessful: TimePtr(HM(9, 1)), Events: []string{evSawCompleted, evCreated},
 				StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: 30*time.Minute + pad},
 		},
 		"Forbid skipped the 10:00 run; the Job before has finished at 10:30, past a 10 s deadline: missed": {
 			cronJob: Hourly().Forbid().StartingDeadlineSeconds(shortDeadline).LastScheduleTime(PriorHour).Active(doneJob(PriorHour)),
 			jobs:    jobsOf(doneJob(PriorHour)), now: HM(10, 30),
-			want: outcome{LastSchedule: timePtr(PriorHour), LastSuccessful: timePtr(HM(9, 1)), Events: []string{evSawCompleted, evMissed},
+			want: outcome{LastSchedule: TimePtr(PriorHour), LastSuccessful: TimePtr(HM(9, 1)), Events: []string{evSawCompleted, evMissed},
 				StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: 30*time.Minute + pad},
 		},
 		"Forbid skipped the 10:00 run; the Job before has finished at 10:30, no deadline: the skipped run starts": {
 			cronJob: Hourly().Forbid().LastScheduleTime(PriorHour).Active(doneJob(PriorHour)),
 			jobs:    jobsOf(doneJob(PriorHour)), now: HM(10, 30),
 			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
-				LastSchedule: timePtr(TopOfTheHour), LastSuccessful: timePtr(HM(9, 1)), Events: []string{evSawCompleted, evCreated},
+				LastSchedule: TimePtr(TopOfTheHour), LastSuccessful: TimePtr(HM(9, 1)), Events: []string{evSawCompleted, evCreated},
 				StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: 30*time.Minute + pad},
 		},
 	})

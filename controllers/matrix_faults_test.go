@@ -35,11 +35,11 @@ func TestMatrixReplaceFailures(t *testing.T) {
 	scheduled, failedCreate := cronjobv1.ReasonScheduled, cronjobv1.ReasonFailedCreate
 	activeBefore := Hourly().Replace().LastScheduleTime(PriorHour).Active(runningJob(PriorHour))
 	missingFromCache := Hourly().Replace().LastScheduleTime(PriorHour).Active(runningJob(PriorHour))
-	deleteFails := outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Events: []string{evFailedDelete},
+	deleteFails := outcome{Active: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour), Events: []string{evFailedDelete},
 		StatusWrites: 1, Ready: failedCreate, Err: true}
-	getFails := outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Ready: scheduled, Err: true}
+	getFails := outcome{Active: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour), Ready: scheduled, Err: true}
 	startsNew := outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
-		LastSchedule: timePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
+		LastSchedule: TimePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
 		Requeue: time.Hour - 5*time.Second + pad}
 	onlyFor := func(job string, err error) interceptor.Funcs {
 		return interceptor.Funcs{Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
@@ -69,7 +69,7 @@ func TestMatrixReplaceFailures(t *testing.T) {
 		"two still active, is time, Replace, the second DELETE fails: the first is gone, nothing starts": {
 			cronJob: Hourly().Replace().LastScheduleTime(PriorHour).Active(runningJob(HM(8, 0)), runningJob(PriorHour)),
 			jobs:    jobsOf(runningJob(HM(8, 0)), runningJob(PriorHour)), now: IsTime, funcs: onlyFor(name(PriorHour), errInternal),
-			want: outcome{Deleted: []string{name(HM(8, 0))}, Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour),
+			want: outcome{Deleted: []string{name(HM(8, 0))}, Active: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour),
 				Events: []string{evDeleted, evFailedDelete}, StatusWrites: 1, Ready: failedCreate, Err: true},
 		},
 		"still active, is time, Replace, the CREATE after the DELETE fails: FailedCreate, the error is returned": {
@@ -77,13 +77,13 @@ func TestMatrixReplaceFailures(t *testing.T) {
 			funcs: interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 				return errInternal
 			}},
-			want: outcome{Deleted: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Events: []string{evDeleted, evFailedCreate},
+			want: outcome{Deleted: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour), Events: []string{evDeleted, evFailedCreate},
 				StatusWrites: 1, Ready: failedCreate, Err: true},
 		},
 		"still active, is time, Replace, CREATE meets AlreadyExists and the GET of that Job fails": {
 			cronJob: activeBefore, jobs: jobsOf(runningJob(PriorHour)), now: IsTime,
 			funcs: interceptor.Funcs{Create: alreadyExists, Get: jobFaults("get", errInternal).Get},
-			want: outcome{Deleted: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Events: []string{evDeleted},
+			want: outcome{Deleted: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour), Events: []string{evDeleted},
 				StatusWrites: 1, Ready: scheduled, Err: true},
 		},
 		"still active but not in the cache, is time, Replace, GET fails with a server error: nothing done": {
@@ -102,7 +102,7 @@ func TestMatrixReplaceFailures(t *testing.T) {
 		"still active but not in the cache, is time, Replace, GET finds it gone: MissingJob, the run starts": {
 			cronJob: missingFromCache, now: IsTime,
 			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
-				LastSchedule: timePtr(TopOfTheHour), Events: []string{evMissingJob, evCreated}, StatusWrites: 1, Ready: scheduled,
+				LastSchedule: TimePtr(TopOfTheHour), Events: []string{evMissingJob, evCreated}, StatusWrites: 1, Ready: scheduled,
 				Requeue: time.Hour - 5*time.Second + pad},
 		},
 		"never ran, is time, create fails because the namespace is terminating: nothing recorded, no error": {
@@ -136,35 +136,35 @@ func TestMatrixStaleCache(t *testing.T) {
 		"the 10:00 Job is active, not in the cache, running on the API server: kept": {
 			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Active(runningJob(TopOfTheHour)), serverOnly: jobsOf(runningJob(TopOfTheHour)),
 			now:  TopOfTheHour.Add(30 * time.Second),
-			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
+			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
 		},
 		// lastSuccessfulTime is taken from the cached Job, on the reconcile its arrival in the cache triggers.
 		"the 10:00 Job is active, not in the cache, finished on the API server: SawCompletedJob": {
 			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Active(runningJob(TopOfTheHour)), serverOnly: jobsOf(doneJob(TopOfTheHour)),
 			now:  HM(10, 2),
-			want: outcome{LastSchedule: timePtr(TopOfTheHour), Events: []string{evSawCompleted}, StatusWrites: 1, Ready: scheduled, Requeue: 58*time.Minute + pad},
+			want: outcome{LastSchedule: TimePtr(TopOfTheHour), Events: []string{evSawCompleted}, StatusWrites: 1, Ready: scheduled, Requeue: 58*time.Minute + pad},
 		},
 		"the 10:00 Job is active, neither in the cache nor on the API server: MissingJob": {
 			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Active(runningJob(TopOfTheHour)), now: TopOfTheHour.Add(30 * time.Second),
-			want: outcome{LastSchedule: timePtr(TopOfTheHour), Events: []string{evMissingJob}, StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
+			want: outcome{LastSchedule: TimePtr(TopOfTheHour), Events: []string{evMissingJob}, StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
 		},
 		"the 10:00 Job is active, on the API server under another UID (recreated): MissingJob": {
 			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Active(runningJob(TopOfTheHour)), serverOnly: jobsOf(recreated),
 			now:  TopOfTheHour.Add(30 * time.Second),
-			want: outcome{LastSchedule: timePtr(TopOfTheHour), Events: []string{evMissingJob}, StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
+			want: outcome{LastSchedule: TimePtr(TopOfTheHour), Events: []string{evMissingJob}, StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + 30*time.Second + pad},
 		},
 		"the 09:00 Job is active but no longer controlled by this CronJob (orphaned): UnexpectedJob, dropped": {
 			cronJob: Hourly().LastScheduleTime(PriorHour).Active(orphaned), jobs: jobsOf(orphaned), now: BeforeHour,
-			want: outcome{LastSchedule: timePtr(PriorHour), Events: []string{evUnexpectedJob}, StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
+			want: outcome{LastSchedule: TimePtr(PriorHour), Events: []string{evUnexpectedJob}, StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
 		},
 		"a Job of the due run exists and is a stranger's: FailedCreate, not adopted, no error": {
 			cronJob: lost(), jobs: jobsOf(strangers), now: IsTime,
-			want: outcome{LastSchedule: timePtr(PriorHour), Events: []string{evFailedCreate}, StatusWrites: 1,
+			want: outcome{LastSchedule: TimePtr(PriorHour), Events: []string{evFailedCreate}, StatusWrites: 1,
 				Ready: cronjobv1.ReasonFailedCreate, Requeue: time.Hour - 5*time.Second + pad},
 		},
 		"a Job of the due run exists and is a stranger's, second reconcile: no second warning, no status write, no hot loop": {
 			cronJob: lost(), jobs: jobsOf(strangers), now: IsTime, twice: true,
-			want: outcome{LastSchedule: timePtr(PriorHour),
+			want: outcome{LastSchedule: TimePtr(PriorHour),
 				Ready: cronjobv1.ReasonFailedCreate, Requeue: time.Hour - 5*time.Second + pad},
 		},
 		// Only a status written by someone else is this inconsistent (the controller writes status.active and
@@ -172,30 +172,30 @@ func TestMatrixStaleCache(t *testing.T) {
 		"the 10:00 Job is in status.active, not in the cache, lastScheduleTime 09:00, a minute late, Allow: adopted": {
 			cronJob:    Hourly().LastScheduleTime(PriorHour).Active(runningJob(TopOfTheHour)),
 			serverOnly: jobsOf(runningJob(TopOfTheHour)), now: MinLate,
-			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), StatusWrites: 1, Ready: scheduled,
+			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), StatusWrites: 1, Ready: scheduled,
 				Requeue: 59*time.Minute + pad},
 		},
 		"running Job of ours missing from status.active, not time: tracked": {
 			cronJob: lost(), jobs: jobsOf(runningJob(PriorHour)), now: BeforeHour,
-			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
 		},
 		"finished Job of ours missing from status.active: lastSuccessfulTime, no SawCompletedJob": {
 			cronJob: lost(), jobs: jobsOf(doneJob(PriorHour)), now: BeforeHour,
-			want: outcome{LastSchedule: timePtr(PriorHour), LastSuccessful: timePtr(HM(9, 1)), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
+			want: outcome{LastSchedule: TimePtr(PriorHour), LastSuccessful: TimePtr(HM(9, 1)), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
 		},
 		"running Job of an earlier CronJob of the same name, is time, Forbid: ignored, the run starts": {
 			cronJob: lost().Forbid(), jobs: jobsOf(predecessors), now: IsTime,
-			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour),
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour),
 				Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
 		},
 	}
 	for p, want := range map[cronjobv1.ConcurrencyPolicy]outcome{
 		cronjobv1.AllowConcurrent: {Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(PriorHour), name(TopOfTheHour)},
-			LastSchedule: timePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1},
-		cronjobv1.ForbidConcurrent: {Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Events: []string{evAlreadyActive},
+			LastSchedule: TimePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1},
+		cronjobv1.ForbidConcurrent: {Active: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour), Events: []string{evAlreadyActive},
 			StatusWrites: 1}, // schedule.Next moves on
 		cronjobv1.ReplaceConcurrent: {Created: []createdJob{newRun(TopOfTheHour)}, Deleted: []string{name(PriorHour)},
-			Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), Events: []string{evDeleted, evCreated}, StatusWrites: 1},
+			Active: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), Events: []string{evDeleted, evCreated}, StatusWrites: 1},
 	} {
 		want.Ready, want.Requeue = scheduled, time.Hour-5*time.Second+pad
 		cases["the 09:00 Job is active, not in the cache, running on the API server, is time, "+string(p)] = scenario{
@@ -204,12 +204,12 @@ func TestMatrixStaleCache(t *testing.T) {
 		}
 		cases["status write of the 10:00 run lost, its Job only on the API server, "+string(p)+": adopted, not created twice"] = scenario{
 			cronJob: lost().ConcurrencyPolicy(p), serverOnly: jobsOf(runningJob(TopOfTheHour)), now: IsTime,
-			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), StatusWrites: 1, Ready: scheduled,
+			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), StatusWrites: 1, Ready: scheduled,
 				Requeue: time.Hour - 5*time.Second + pad},
 		}
 		cases["status write of the 10:00 run lost, its Job in the cache, "+string(p)+": adopted, not created twice"] = scenario{
 			cronJob: lost().ConcurrencyPolicy(p), jobs: jobsOf(runningJob(TopOfTheHour)), now: IsTime,
-			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), StatusWrites: 1, Ready: scheduled,
+			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), StatusWrites: 1, Ready: scheduled,
 				Requeue: time.Hour - 5*time.Second + pad},
 		}
 		// Tracking it changes status.active, so status is written whatever the policy does.

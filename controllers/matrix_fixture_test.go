@@ -312,7 +312,7 @@ func jobsOf(jobs ...*batchv1.Job) []*batchv1.Job { return jobs }
 // one steadyStatus derives from the spec: Hourly().Condition(readyTrue(reason, message)).
 func readyTrue(reason, message string) metav1.Condition {
 	return metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue,
-		Reason: reason, Message: message, ObservedGeneration: 1, LastTransitionTime: metav1.NewTime(Created)}
+		Reason: reason, Message: message, ObservedGeneration: 1, LastTransitionTime: metav1.NewTime(CreationTime)}
 }
 
 // observed is a status.observedSchedule: the controller last saw this schedule (UTC) and suspend state,

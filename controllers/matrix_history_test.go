@@ -23,7 +23,7 @@ func TestMatrixHistoryLimits(t *testing.T) {
 	scheduled := cronjobv1.ReasonScheduled
 	// pruned is the outcome of a reconcile at 10:30 that deletes these Jobs, in order, and nothing else.
 	pruned := func(jobs ...string) outcome {
-		o := outcome{Deleted: jobs, LastSchedule: timePtr(TopOfTheHour), Ready: scheduled, Requeue: 30*time.Minute + pad}
+		o := outcome{Deleted: jobs, LastSchedule: TimePtr(TopOfTheHour), Ready: scheduled, Requeue: 30*time.Minute + pad}
 		for range jobs {
 			o.Events = append(o.Events, evDeleted)
 		}
@@ -66,12 +66,12 @@ func TestMatrixHistoryLimits(t *testing.T) {
 		},
 		"successful limit 0, the active Job just completed: lastSuccessfulTime is set, then it goes": {
 			cronJob: Hourly().LastScheduleTime(TopOfTheHour).HistoryLimits(0, 1).Active(doneJob(TopOfTheHour)), jobs: jobsOf(doneJob(TopOfTheHour)), now: HM(10, 30),
-			want: outcome{Deleted: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), LastSuccessful: timePtr(MinLate),
+			want: outcome{Deleted: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), LastSuccessful: TimePtr(MinLate),
 				Events: []string{evSawCompleted, evDeleted}, StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
 		},
 		"failed limit 0, the active Job just failed: lastFailureTime is set, then it goes": {
 			cronJob: Hourly().LastScheduleTime(TopOfTheHour).HistoryLimits(3, 0).Active(failedJob(TopOfTheHour)), jobs: jobsOf(failedJob(TopOfTheHour)), now: HM(10, 30),
-			want: outcome{Deleted: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), LastFailure: timePtr(MinLate),
+			want: outcome{Deleted: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), LastFailure: TimePtr(MinLate),
 				Events: []string{evSawCompleted, evDeleted}, StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
 		},
 		"a failed Job that never started is as old as its creation: it goes before one that started later": {
@@ -107,20 +107,20 @@ func TestMatrixHistoryLimits(t *testing.T) {
 			cronJob: Hourly().LastScheduleTime(PriorHour).HistoryLimits(1, 1).LastSuccessfulTime(HM(9, 1)), now: IsTime,
 			jobs:  jobsOf(doneJob(HM(8, 0)), doneJob(PriorHour)),
 			funcs: createFails(errInternal),
-			want: outcome{Deleted: []string{name(HM(8, 0))}, LastSchedule: timePtr(PriorHour), LastSuccessful: timePtr(HM(9, 1)),
+			want: outcome{Deleted: []string{name(HM(8, 0))}, LastSchedule: TimePtr(PriorHour), LastSuccessful: TimePtr(HM(9, 1)),
 				Events: []string{evDeleted, evFailedCreate}, StatusWrites: 1, Ready: cronjobv1.ReasonFailedCreate, Err: true},
 		},
 		"is time, but deleting an old Job fails: FailedDelete, the run still starts, the error is returned": {
 			cronJob: Hourly().LastScheduleTime(PriorHour).HistoryLimits(0, 0).LastSuccessfulTime(HM(8, 1)), now: IsTime,
 			jobs: jobsOf(doneJob(HM(8, 0))), funcs: jobFaults("delete", errInternal),
 			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
-				LastSchedule: timePtr(TopOfTheHour), LastSuccessful: timePtr(HM(8, 1)),
+				LastSchedule: TimePtr(TopOfTheHour), LastSuccessful: TimePtr(HM(8, 1)),
 				Events: []string{evFailedDelete, evCreated}, StatusWrites: 1, Ready: scheduled, Err: true},
 		},
 		"deleting an old Job finds it already gone: fine": {
 			cronJob: Hourly().LastScheduleTime(TopOfTheHour).HistoryLimits(0, 0).LastSuccessfulTime(HM(8, 1)), now: HM(10, 30),
 			jobs: jobsOf(doneJob(HM(8, 0))), funcs: jobFaults("delete", errNotFound),
-			want: withTimes(outcome{LastSchedule: timePtr(TopOfTheHour), Ready: scheduled, Requeue: 30*time.Minute + pad}, HM(8, 1), time.Time{}),
+			want: withTimes(outcome{LastSchedule: TimePtr(TopOfTheHour), Ready: scheduled, Requeue: 30*time.Minute + pad}, HM(8, 1), time.Time{}),
 		},
 	})
 }
@@ -129,5 +129,5 @@ func optTime(t time.Time) *metav1.Time {
 	if t.IsZero() {
 		return nil
 	}
-	return timePtr(t)
+	return TimePtr(t)
 }

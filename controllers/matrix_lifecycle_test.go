@@ -30,40 +30,40 @@ func TestMatrixSuspendAndDelete(t *testing.T) {
 		},
 		"prev ran but done, is time, suspended: the completion is tracked": {
 			cronJob: Hourly().Suspend().LastScheduleTime(PriorHour).Active(doneJob(PriorHour)), jobs: jobsOf(doneJob(PriorHour)), now: IsTime,
-			want: outcome{LastSchedule: timePtr(PriorHour), LastSuccessful: timePtr(HM(9, 1)), Events: []string{evSawCompleted},
+			want: outcome{LastSchedule: TimePtr(PriorHour), LastSuccessful: TimePtr(HM(9, 1)), Events: []string{evSawCompleted},
 				StatusWrites: 1, Ready: suspended},
 		},
 		"still active, is time, suspended, Replace: the active Job is left alone": {
 			cronJob: Hourly().Suspend().Replace().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)), jobs: jobsOf(runningJob(PriorHour)), now: IsTime,
-			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Ready: suspended},
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour), Ready: suspended},
 		},
 		"still active, is time, suspended, Forbid: no JobAlreadyActive": {
 			cronJob: Hourly().Suspend().Forbid().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
 			jobs:    jobsOf(runningJob(PriorHour)), now: IsTime,
-			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Ready: suspended},
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour), Ready: suspended},
 		},
 		"a week late, suspended: no TooManyMissedTimes": {
 			cronJob: Hourly().Suspend().LastScheduleTime(PriorHour), now: WeekLate,
-			want: outcome{LastSchedule: timePtr(PriorHour), Ready: suspended},
+			want: outcome{LastSchedule: TimePtr(PriorHour), Ready: suspended},
 		},
 		"a minute late, past a 10 s deadline, suspended: no MissSchedule": {
 			cronJob: Hourly().Suspend().StartingDeadlineSeconds(shortDeadline).LastScheduleTime(PriorHour), now: MinLate,
-			want: outcome{LastSchedule: timePtr(PriorHour), Ready: suspended},
+			want: outcome{LastSchedule: TimePtr(PriorHour), Ready: suspended},
 		},
 		"suspended: history still pruned": {
 			cronJob: Hourly().Suspend().HistoryLimits(0, 0).LastScheduleTime(PriorHour), jobs: jobsOf(doneJob(HM(8, 0)), failedJob(PriorHour)), now: IsTime,
-			want: outcome{Deleted: []string{name(HM(8, 0)), name(PriorHour)}, LastSchedule: timePtr(PriorHour),
-				LastSuccessful: timePtr(HM(8, 1)), LastFailure: timePtr(HM(9, 1)), Events: []string{evDeleted, evDeleted},
+			want: outcome{Deleted: []string{name(HM(8, 0)), name(PriorHour)}, LastSchedule: TimePtr(PriorHour),
+				LastSuccessful: TimePtr(HM(8, 1)), LastFailure: TimePtr(HM(9, 1)), Events: []string{evDeleted, evDeleted},
 				StatusWrites: 1, Ready: suspended},
 		},
 		"just suspended, is time: nothing created, status records the suspension": {
 			cronJob: Hourly().Suspend().LastScheduleTime(PriorHour).ObservedSchedule(observed("0 * * * *", false, PriorHour)).Condition(readyTrue(scheduled, "")), now: IsTime,
-			want: outcome{LastSchedule: timePtr(PriorHour), StatusWrites: 1, Ready: suspended},
+			want: outcome{LastSchedule: TimePtr(PriorHour), StatusWrites: 1, Ready: suspended},
 		},
 		"just resumed after being suspended over the hour: the missed run does not start": {
 			cronJob: Hourly().LastScheduleTime(PriorHour).ObservedSchedule(observed("0 * * * *", true, PriorHour)).Condition(readyTrue(suspended, suspendedMessage)),
 			now:     HM(10, 30),
-			want:    outcome{LastSchedule: timePtr(PriorHour), StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
+			want:    outcome{LastSchedule: TimePtr(PriorHour), StatusWrites: 1, Ready: scheduled, Requeue: 30*time.Minute + pad},
 		},
 		"suspended with an unparseable schedule: the schedule error is still reported": {
 			cronJob: Hourly().Suspend().Schedule("61 * * * *"), now: IsTime,
@@ -76,20 +76,20 @@ func TestMatrixSuspendAndDelete(t *testing.T) {
 		},
 		"prev ran but done, is time, being deleted: the completion is tracked": {
 			cronJob: Hourly().Finalizers("example.com/hold").DeletionTimestamp(TopOfTheHour).LastScheduleTime(PriorHour).Active(doneJob(PriorHour)), jobs: jobsOf(doneJob(PriorHour)), now: IsTime,
-			want: outcome{LastSchedule: timePtr(PriorHour), LastSuccessful: timePtr(HM(9, 1)), Events: []string{evSawCompleted},
+			want: outcome{LastSchedule: TimePtr(PriorHour), LastSuccessful: TimePtr(HM(9, 1)), Events: []string{evSawCompleted},
 				StatusWrites: 1, Ready: scheduled},
 		},
 		"still active, is time, being deleted, Replace: the active Job is left to the garbage collector": {
 			cronJob: Hourly().Finalizers("example.com/hold").DeletionTimestamp(TopOfTheHour).Replace().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)), jobs: jobsOf(runningJob(PriorHour)), now: IsTime,
-			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: timePtr(PriorHour), Ready: scheduled},
+			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour), Ready: scheduled},
 		},
 		"a week late, being deleted: no TooManyMissedTimes": {
 			cronJob: Hourly().Finalizers("example.com/hold").DeletionTimestamp(TopOfTheHour).LastScheduleTime(PriorHour), now: WeekLate,
-			want: outcome{LastSchedule: timePtr(PriorHour), Ready: scheduled},
+			want: outcome{LastSchedule: TimePtr(PriorHour), Ready: scheduled},
 		},
 		"being deleted: history still pruned": {
 			cronJob: Hourly().Finalizers("example.com/hold").DeletionTimestamp(TopOfTheHour).HistoryLimits(0, 0).LastScheduleTime(PriorHour), jobs: jobsOf(doneJob(HM(8, 0))), now: IsTime,
-			want: outcome{Deleted: []string{name(HM(8, 0))}, LastSchedule: timePtr(PriorHour), LastSuccessful: timePtr(HM(8, 1)),
+			want: outcome{Deleted: []string{name(HM(8, 0))}, LastSchedule: TimePtr(PriorHour), LastSuccessful: TimePtr(HM(8, 1)),
 				Events: []string{evDeleted}, StatusWrites: 1, Ready: scheduled},
 		},
 		"being deleted with an unparseable schedule: no warning": {
@@ -117,18 +117,18 @@ func TestMatrixClockBackwards(t *testing.T) {
 		"prev ran but done, clock before lastScheduleTime, Forbid (batch/v1: time drifted back)": {
 			cronJob: Hourly().Forbid().LastScheduleTime(TopOfTheHour).Active(doneJob(TopOfTheHour)),
 			jobs:    jobsOf(doneJob(TopOfTheHour)), now: BeforeHour,
-			want: outcome{LastSchedule: timePtr(TopOfTheHour), LastSuccessful: timePtr(MinLate), Events: []string{evSawCompleted},
+			want: outcome{LastSchedule: TimePtr(TopOfTheHour), LastSuccessful: TimePtr(MinLate), Events: []string{evSawCompleted},
 				StatusWrites: 1, Ready: scheduled, Requeue: 61*time.Minute + pad},
 		},
 		"still active, clock before lastScheduleTime, Allow": {
 			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Active(runningJob(TopOfTheHour)), jobs: jobsOf(runningJob(TopOfTheHour)), now: BeforeHour,
-			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), Ready: scheduled,
+			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), Ready: scheduled,
 				Requeue: 61*time.Minute + pad},
 		},
 		"still active, clock before the Job's creation, Replace: the Job is not replaced": {
 			cronJob: Hourly().Replace().LastScheduleTime(TopOfTheHour).Active(jobFromTheFuture),
 			jobs:    jobsOf(jobFromTheFuture), now: TopOfTheHour.Add(10 * time.Second),
-			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), Ready: scheduled,
+			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), Ready: scheduled,
 				Requeue: time.Hour - 10*time.Second + pad},
 		},
 		"never ran, clock before the CronJob's creation": {
@@ -137,24 +137,24 @@ func TestMatrixClockBackwards(t *testing.T) {
 		},
 		"ran, clock a year back: the requeue is a year and an hour, not negative": {
 			cronJob: Hourly().LastScheduleTime(TopOfTheHour), now: yearBack,
-			want: outcome{LastSchedule: timePtr(TopOfTheHour), Ready: scheduled, Requeue: HM(11, 0).Sub(yearBack) + pad},
+			want: outcome{LastSchedule: TimePtr(TopOfTheHour), Ready: scheduled, Requeue: HM(11, 0).Sub(yearBack) + pad},
 		},
 		"ran, clock before lastScheduleTime, 10 s deadline: no MissSchedule": {
 			cronJob: Hourly().StartingDeadlineSeconds(shortDeadline).LastScheduleTime(TopOfTheHour), now: BeforeHour,
-			want: outcome{LastSchedule: timePtr(TopOfTheHour), Ready: scheduled, Requeue: 61*time.Minute + pad},
+			want: outcome{LastSchedule: TimePtr(TopOfTheHour), Ready: scheduled, Requeue: 61*time.Minute + pad},
 		},
 		"@every, clock an hour before lastScheduleTime": {
 			cronJob: Hourly().Schedule("@every 1h").LastScheduleTime(TopOfTheHour), now: PriorHour,
-			want: outcome{LastSchedule: timePtr(TopOfTheHour), Ready: scheduled, Requeue: 2*time.Hour + pad},
+			want: outcome{LastSchedule: TimePtr(TopOfTheHour), Ready: scheduled, Requeue: 2*time.Hour + pad},
 		},
 		"irregular schedule, clock back a day before Friday's last run: requeued for Monday": {
 			cronJob: Hourly().Schedule("30 10,11,12 * * 1-5").LastScheduleTime(MustTime("2026-03-06T12:30:00Z")), now: MustTime("2026-03-05T10:00:00Z"),
-			want: outcome{LastSchedule: timePtr(MustTime("2026-03-06T12:30:00Z")), Ready: scheduled,
+			want: outcome{LastSchedule: TimePtr(MustTime("2026-03-06T12:30:00Z")), Ready: scheduled,
 				Requeue: 4*24*time.Hour + 30*time.Minute + pad},
 		},
 		"daily in Europe/Berlin, clock before lastScheduleTime": {
 			cronJob: Hourly().Schedule("0 9 * * *").TimeZone("Europe/Berlin").LastScheduleTime(HM(8, 0)), now: HM(7, 0),
-			want: outcome{LastSchedule: timePtr(HM(8, 0)), Ready: scheduled, Requeue: 25*time.Hour + pad},
+			want: outcome{LastSchedule: TimePtr(HM(8, 0)), Ready: scheduled, Requeue: 25*time.Hour + pad},
 		},
 	})
 }
@@ -169,23 +169,23 @@ func TestMatrixScheduleChanges(t *testing.T) {
 	runMatrix(t, map[string]scenario{
 		"schedule edited: the new schedule's run due before the edit was seen does not start": {
 			cronJob: Hourly().LastScheduleTime(PriorHour).ObservedSchedule(observed("30 * * * *", false, PriorHour)).Condition(readyTrue(scheduled, "")), now: IsTime,
-			want: outcome{LastSchedule: timePtr(PriorHour), StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
+			want: outcome{LastSchedule: TimePtr(PriorHour), StatusWrites: 1, Ready: scheduled, Requeue: time.Hour - 5*time.Second + pad},
 		},
 		"time zone edited: the run due before the edit was seen does not start": {
 			// Asia/Kolkata is +05:30: its hour mark is at :30 UTC, so 10:30 UTC passed before the edit was seen.
 			cronJob: Hourly().LastScheduleTime(PriorHour).ObservedSchedule(observed("0 * * * *", false, PriorHour)).TimeZone("Asia/Kolkata").Condition(readyTrue(scheduled, "")),
 			now:     HM(10, 31),
-			want:    outcome{LastSchedule: timePtr(PriorHour), StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + pad},
+			want:    outcome{LastSchedule: TimePtr(PriorHour), StatusWrites: 1, Ready: scheduled, Requeue: 59*time.Minute + pad},
 		},
 		"resumed at 09:30: the first run after the resume starts": {
 			cronJob: Hourly().LastScheduleTime(PriorHour).ObservedSchedule(observed("0 * * * *", false, HM(9, 30))).Condition(readyTrue(scheduled, "")), now: IsTime,
 			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
-				LastSchedule: timePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
+				LastSchedule: TimePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
 				Requeue: time.Hour - 5*time.Second + pad},
 		},
 		"Ready was False for a bad schedule, the schedule is fixed: Ready recovers": {
 			cronJob: Hourly().LastScheduleTime(PriorHour).Condition(unparseable), now: BeforeHour,
-			want: outcome{LastSchedule: timePtr(PriorHour), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
+			want: outcome{LastSchedule: TimePtr(PriorHour), StatusWrites: 1, Ready: scheduled, Requeue: time.Minute + pad},
 		},
 	})
 }

@@ -16,9 +16,9 @@ func TestMatrixRegressions(t *testing.T) {
 	const pad = schedule.RequeuePadding
 	scheduled := cronjobv1.ReasonScheduled
 	startsOnTime := outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
-		LastSchedule: timePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
+		LastSchedule: TimePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
 		Requeue: time.Hour - 5*time.Second + pad}
-	adopted := outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: timePtr(TopOfTheHour), StatusWrites: 1,
+	adopted := outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), StatusWrites: 1,
 		Ready: scheduled, Requeue: 59*time.Minute + pad}
 
 	runMatrix(t, map[string]scenario{

@@ -23,7 +23,7 @@ func TestMatrixNeverFiresAndIrregular(t *testing.T) {
 	// "30 10,11,12 * * 1-5" runs at 10:30, 11:30 and 12:30 on weekdays; 2026-03-06 is a Friday.
 	hourList := "30 10,11,12 * * 1-5"
 	startsAt := func(slot time.Time, requeue time.Duration, events ...string) outcome {
-		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{name(slot)}, LastSchedule: timePtr(slot),
+		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{name(slot)}, LastSchedule: TimePtr(slot),
 			Events: append(events, evCreated), StatusWrites: 1, Ready: scheduled, Requeue: requeue}
 	}
 
@@ -34,7 +34,7 @@ func TestMatrixNeverFiresAndIrregular(t *testing.T) {
 		},
 		"edited to 31 February with a next time published before: status.nextScheduleTime is unset": {
 			cronJob: Hourly().Schedule("0 0 31 2 *").LastScheduleTime(PriorHour).NextScheduleTime(TopOfTheHour), now: IsTime,
-			want:          outcome{LastSchedule: timePtr(PriorHour), Events: []string{evNeverFires}, StatusWrites: 1, Ready: neverFires},
+			want:          outcome{LastSchedule: TimePtr(PriorHour), Events: []string{evNeverFires}, StatusWrites: 1, Ready: neverFires},
 			wantNextUnset: true,
 		},
 		"31 February, second reconcile: no second warning, no status write, no requeue": {
@@ -43,7 +43,7 @@ func TestMatrixNeverFiresAndIrregular(t *testing.T) {
 		},
 		"30 February, ran before, 10 s deadline: ScheduleNeverFires, no MissSchedule": {
 			cronJob: Hourly().Schedule("0 0 30 2 *").StartingDeadlineSeconds(shortDeadline).LastScheduleTime(PriorHour), now: IsTime,
-			want: outcome{LastSchedule: timePtr(PriorHour), Events: []string{evNeverFires}, StatusWrites: 1, Ready: neverFires},
+			want: outcome{LastSchedule: TimePtr(PriorHour), Events: []string{evNeverFires}, StatusWrites: 1, Ready: neverFires},
 		},
 		"31st of 30-day months: ScheduleNeverFires": {
 			cronJob: Hourly().Schedule("0 0 31 4,6,9,11 *"), now: IsTime,
@@ -68,7 +68,7 @@ func TestMatrixNeverFiresAndIrregular(t *testing.T) {
 		},
 		"30 6-16/4 * * 1-5, two months late, past a 2 h deadline: MissSchedule": {
 			cronJob: Hourly().Schedule(sixteen).StartingDeadlineSeconds(mediumDeadline).LastScheduleTime(HM(6, 30)), now: at("2026-05-02T12:00:00Z"),
-			want: outcome{StatusWrites: 1, LastSchedule: timePtr(HM(6, 30)), Events: []string{evMissed}, Ready: scheduled,
+			want: outcome{StatusWrites: 1, LastSchedule: TimePtr(HM(6, 30)), Events: []string{evMissed}, Ready: scheduled,
 				Requeue: at("2026-05-04T06:30:00Z").Sub(at("2026-05-02T12:00:00Z")) + pad},
 		},
 		"30 6-16/4 * * 1-5, ran at 10:30, is time at 14:30: starts, requeued for Tuesday 06:30": {
@@ -77,11 +77,11 @@ func TestMatrixNeverFiresAndIrregular(t *testing.T) {
 		},
 		"30 6-16/4 * * 1-5, ran at 10:30, not time at 14:29": {
 			cronJob: Hourly().Schedule(sixteen).LastScheduleTime(HM(10, 30)), now: HM(14, 29),
-			want: outcome{LastSchedule: timePtr(HM(10, 30)), Ready: scheduled, Requeue: time.Minute + pad},
+			want: outcome{LastSchedule: TimePtr(HM(10, 30)), Ready: scheduled, Requeue: time.Minute + pad},
 		},
 		"30 6-16/4 * * 1-5, ran Friday 14:30, Friday evening: requeued for Monday 06:30": {
 			cronJob: Hourly().Schedule(sixteen).LastScheduleTime(at("2026-03-06T14:30:00Z")), now: at("2026-03-06T20:00:00Z"),
-			want: outcome{LastSchedule: timePtr(at("2026-03-06T14:30:00Z")), Ready: scheduled,
+			want: outcome{LastSchedule: TimePtr(at("2026-03-06T14:30:00Z")), Ready: scheduled,
 				Requeue: 2*24*time.Hour + 10*time.Hour + 30*time.Minute + pad},
 		},
 		"30 10,11,12 * * 1-5, ran Monday 10:30, a week later at 11:00: Monday 10:30 starts, 16 missed are not too many": {
@@ -90,7 +90,7 @@ func TestMatrixNeverFiresAndIrregular(t *testing.T) {
 		},
 		"30 10,11,12 * * 1-5, ran Friday 12:30, Saturday noon: requeued for Monday 10:30": {
 			cronJob: Hourly().Schedule(hourList).LastScheduleTime(at("2026-03-06T12:30:00Z")), now: at("2026-03-07T12:00:00Z"),
-			want: outcome{LastSchedule: timePtr(at("2026-03-06T12:30:00Z")), Ready: scheduled,
+			want: outcome{LastSchedule: TimePtr(at("2026-03-06T12:30:00Z")), Ready: scheduled,
 				Requeue: 24*time.Hour + 22*time.Hour + 30*time.Minute + pad},
 		},
 		"30 10,11,12 * * 1-5, ran Friday 11:30, Monday 09:00: Friday 12:30 starts late": {
@@ -99,7 +99,7 @@ func TestMatrixNeverFiresAndIrregular(t *testing.T) {
 		},
 		"30 10,11,12 * * 1-5, ran Friday 11:30, Monday 09:00, past a 2 h deadline: MissSchedule": {
 			cronJob: Hourly().Schedule(hourList).StartingDeadlineSeconds(mediumDeadline).LastScheduleTime(at("2026-03-06T11:30:00Z")), now: at("2026-03-09T09:00:00Z"),
-			want: outcome{StatusWrites: 1, LastSchedule: timePtr(at("2026-03-06T11:30:00Z")), Events: []string{evMissed}, Ready: scheduled,
+			want: outcome{StatusWrites: 1, LastSchedule: TimePtr(at("2026-03-06T11:30:00Z")), Events: []string{evMissed}, Ready: scheduled,
 				Requeue: 90*time.Minute + pad},
 		},
 		"0 12 * * 1 (weekly), three years late on a Sunday: TooManyMissedTimes, exactly last Monday's run starts": {
@@ -156,7 +156,7 @@ func timeZoneCases() map[string]scenario {
 	yesterday := at("2026-03-01T12:00:00Z")
 	starts := func(slot time.Time, scheduledAt string, requeue time.Duration) outcome {
 		return outcome{Created: []createdJob{{Name: name(slot), ScheduledAt: scheduledAt}}, Active: []string{name(slot)},
-			LastSchedule: timePtr(slot), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: requeue}
+			LastSchedule: TimePtr(slot), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: requeue}
 	}
 	refused := func(event, reason string) outcome {
 		return outcome{Events: []string{event}, StatusWrites: 1, Ready: reason}
@@ -208,7 +208,7 @@ func timeZoneCases() map[string]scenario {
 		"02:30 in Europe/Berlin on the day the clock falls back, at the second 02:30: nothing": {
 			cronJob: Hourly().Schedule("30 2 * * *").TimeZone(berlin).CreationTimestamp(yesterday).LastScheduleTime(at("2026-10-25T00:30:00Z")),
 			now:     at("2026-10-25T01:30:05Z"),
-			want:    outcome{LastSchedule: timePtr(at("2026-10-25T00:30:00Z")), Ready: scheduled, Requeue: 24*time.Hour - 5*time.Second + pad},
+			want:    outcome{LastSchedule: TimePtr(at("2026-10-25T00:30:00Z")), Ready: scheduled, Requeue: 24*time.Hour - 5*time.Second + pad},
 		},
 		"02:30 in Europe/Berlin, a year late, noon on the day the clock jumps: TooManyMissedTimes, exactly the run at the jump starts": {
 			cronJob: Hourly().Schedule("30 2 * * *").TimeZone(berlin).CreationTimestamp(at("2025-01-01T00:00:00Z")).LastScheduleTime(at("2025-03-01T01:30:00Z")),

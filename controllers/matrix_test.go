@@ -114,12 +114,12 @@ func hourlyRules(h matrixHistory, now time.Time, deadline *int64, p cronjobv1.Co
 	changed := false
 	var active []string
 	if h.ran {
-		want.LastSchedule = timePtr(PriorHour)
+		want.LastSchedule = TimePtr(PriorHour)
 		if h.active {
 			active = []string{name(PriorHour)}
 		} else {
 			want.Events = append(want.Events, evSawCompleted)
-			want.LastSuccessful = timePtr(PriorHour.Add(time.Minute))
+			want.LastSuccessful = TimePtr(PriorHour.Add(time.Minute))
 			changed = true
 		}
 	}
@@ -152,7 +152,7 @@ func hourlyRules(h matrixHistory, now time.Time, deadline *int64, p cronjobv1.Co
 		want.Created = []createdJob{newRun(slot)}
 		want.Events = append(want.Events, evCreated)
 		active = append(active, name(slot))
-		want.LastSchedule = timePtr(slot)
+		want.LastSchedule = TimePtr(slot)
 		changed = true
 	}
 	want.Active = active

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 
 	"github.com/google/go-cmp/cmp"
@@ -40,7 +42,7 @@ func TestTooManyMissedTimes(t *testing.T) {
 			if diff := cmp.Diff(tc.wantEvents, f.eventReasons()); diff != "" {
 				t.Errorf("events (-want,+got):\n%s", diff)
 			}
-			if diff := cmp.Diff([]string{jobName("hourly", TopOfTheHour)}, f.jobNames(t)); diff != "" {
+			if diff := cmp.Diff([]string{jobs.Name("hourly", TopOfTheHour)}, f.jobNames(t)); diff != "" {
 				t.Errorf("Jobs (-want,+got):\n%s", diff)
 			}
 		})

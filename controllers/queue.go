@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 
 	corev1 "k8s.io/api/core/v1"
@@ -47,7 +49,7 @@ func (s *syncer) serveQueue(ctx context.Context, loc *time.Location) (failure st
 		return "", nil
 	}
 	head := kept[0].ScheduledTime.Time
-	if !s.knowsJob(jobName(s.cj.Name, head)) && int32(len(s.cj.Status.Active)) >= maxActive(s.cj) {
+	if !s.knowsJob(jobs.Name(s.cj.Name, head)) && int32(len(s.cj.Status.Active)) >= maxActive(s.cj) {
 		return "", nil // no room, and no Job of its own to adopt
 	}
 	due := s.out // the outcome describes the run due now; the queued one is Outcome.Dequeued

@@ -9,13 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
+
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
@@ -24,7 +27,6 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -77,7 +79,7 @@ func newFixture(t *testing.T, now time.Time, funcs interceptor.Funcs, objs ...cl
 	c := fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(testRESTMapper()).
 		WithObjectTracker(clienttesting.NewObjectTracker(testScheme(), testCodecs().UniversalDecoder())).WithObjects(objs...).
 		WithStatusSubresource(&cronjobv1.CronJob{}).
-		WithIndex(&batchv1.Job{}, jobOwnerKey, indexJobOwner).
+		WithIndex(&batchv1.Job{}, index.JobOwnerKey, index.JobOwner).
 		WithInterceptorFuncs(funcs).Build()
 	rec := events.NewFakeRecorder(100)
 	return &fixture{client: c, recorder: rec, r: &CronJobReconciler{
@@ -128,9 +130,7 @@ func (f *fixture) cronJob(t *testing.T) *cronjobv1.CronJob {
 	return &cj
 }
 
-func name(t time.Time) string { return jobName("hourly", t) }
-
-func timePtr(t time.Time) *metav1.Time { return ptr.To(metav1.NewTime(t)) }
+func name(t time.Time) string { return jobs.Name("hourly", t) }
 
 func TestReconcileStatusConflictRequeuesQuietly(t *testing.T) {
 	cj := Hourly().Obj()

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
@@ -49,8 +51,8 @@ func FuzzParseAndNext(f *testing.F) {
 			if !next.After(prev) {
 				t.Fatalf("schedule %q: next time %s is not after %s", expr, next, prev)
 			}
-			name := jobName(string(make([]byte, cronjobv1.MaxNameLength)), next)
-			if len(name) > 63 || name != jobName(string(make([]byte, cronjobv1.MaxNameLength)), next) {
+			name := jobs.Name(string(make([]byte, cronjobv1.MaxNameLength)), next)
+			if len(name) > 63 || name != jobs.Name(string(make([]byte, cronjobv1.MaxNameLength)), next) {
 				t.Fatalf("schedule %q: job name %q is longer than 63 characters or not deterministic", expr, name)
 			}
 			prev = next

@@ -22,6 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
 )
 
 // Options configures the CronJob controller that Setup wires into a manager. The zero value is the
@@ -96,8 +97,8 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 		OnReconcile: opts.OnReconcile,
 		Metrics:     DefaultMetrics(),
 	}
-	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &batchv1.Job{}, jobOwnerKey, indexJobOwner); err != nil {
-		return nil, fmt.Errorf("indexing jobs by owner: %w", err)
+	if err := index.Setup(context.Background(), mgr.GetFieldIndexer()); err != nil {
+		return nil, err
 	}
 	copts := controller.Options{
 		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
+
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 
@@ -69,7 +71,7 @@ func newSetupRigWith(t *testing.T, g gomega.Gomega, now time.Time, webhooks *Web
 		client: fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(testRESTMapper()).
 			WithObjectTracker(clienttesting.NewObjectTracker(testScheme(), testCodecs().UniversalDecoder())).
 			WithObjects(objs...).WithStatusSubresource(&cronjobv1.CronJob{}).
-			WithIndex(&batchv1.Job{}, jobOwnerKey, indexJobOwner).Build(),
+			WithIndex(&batchv1.Job{}, index.JobOwnerKey, index.JobOwner).Build(),
 		informers: &informertest.FakeInformers{Scheme: testScheme(), InformersByGVK: map[schema.GroupVersionKind]toolscache.SharedIndexInformer{
 			cronjobv1.GroupVersion.WithKind("CronJob"): newHandledInformer(),
 			batchv1.SchemeGroupVersion.WithKind("Job"): newHandledInformer(),

@@ -96,7 +96,7 @@ func TestStateMetrics(t *testing.T) {
 		cronJobOf(Hourly().TimeZone("Europe/Berlin").LastScheduleTime(PriorHour).LastSuccessfulTime(PriorHour.Add(time.Minute)).
 			LastFailureTime(PriorHour.Add(-59*time.Minute)).Active(runningJob(PriorHour)).Condition(ready)),
 		cronJobOf(builders.MakeCronJob("paused", Namespace).Schedule("*/5 * * * *").Forbid().Suspend().
-			UID("paused-uid").CreationTimestamp(Created).Generation(1)),
+			UID("paused-uid").CreationTimestamp(CreationTime).Generation(1)),
 	)
 	_, url := leadingStateMetrics(t, f.client)
 	unix := func(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
@@ -139,8 +139,8 @@ cronjob_operator_cronjob_status_last_successful_time{cronjob="hourly",namespace=
 cronjob_operator_cronjob_status_last_failure_time{cronjob="hourly",namespace="ns"} ` + unix(PriorHour.Add(-59*time.Minute)) + `
 # HELP cronjob_operator_cronjob_created Creation time of the CronJob, in unix seconds.
 # TYPE cronjob_operator_cronjob_created gauge
-cronjob_operator_cronjob_created{cronjob="hourly",namespace="ns"} ` + unix(Created) + `
-cronjob_operator_cronjob_created{cronjob="paused",namespace="ns"} ` + unix(Created) + `
+cronjob_operator_cronjob_created{cronjob="hourly",namespace="ns"} ` + unix(CreationTime) + `
+cronjob_operator_cronjob_created{cronjob="paused",namespace="ns"} ` + unix(CreationTime) + `
 `
 
 	if err := testutil.ScrapeAndCompare(url, strings.NewReader(want)); err != nil {
@@ -180,7 +180,7 @@ cronjob_operator_cronjob_status_queued{cronjob="hourly",namespace="ns"} 2
 // scrape parseable and reads back as it was.
 func TestStateMetricsEscapesLabelValues(t *testing.T) {
 	schedule, zone, reason := `0 * * * * "x"`, `Etc\UTC`, "two\nlines"
-	notReady := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, LastTransitionTime: metav1.NewTime(Created)}
+	notReady := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, LastTransitionTime: metav1.NewTime(CreationTime)}
 	f := newFixture(t, TopOfTheHour, interceptor.Funcs{}, cronJobOf(Hourly().Schedule(schedule).TimeZone(zone).Condition(notReady)))
 	_, url := leadingStateMetrics(t, f.client)
 	_, _, families := scrapeState(t, url, "")
@@ -271,7 +271,7 @@ func BenchmarkStateScrape10k(b *testing.B) {
 	for i := range 10000 {
 		daily := strconv.Itoa(i%60) + " " + strconv.Itoa(i/60%24) + " * * *"
 		cronJobs = append(cronJobs, cronJobOf(builders.MakeCronJob("cj-"+strconv.Itoa(i), Namespace).Schedule(daily).
-			CreationTimestamp(Created).LastScheduleTime(TopOfTheHour).Generation(1)))
+			CreationTimestamp(CreationTime).LastScheduleTime(TopOfTheHour).Generation(1)))
 	}
 	s := newStateMetrics(func(context.Context) ([]*cronjobv1.CronJob, error) { return cronJobs, nil }, logr.Discard())
 	s.leading.Store(true)

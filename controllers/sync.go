@@ -8,12 +8,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 
 	"github.com/robfig/cron/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
@@ -243,7 +244,7 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 				s.out.Run = RunFailed
 				return fmt.Sprintf("deleting active job %s for concurrencyPolicy Replace: %v", ref.Name, err), err
 			}
-			removeActive(&s.cj.Status, ref.UID)
+			jobs.RemoveActive(&s.cj.Status, ref.UID)
 		}
 	default: // Allow
 		if active >= maxActive(s.cj) {
@@ -258,7 +259,7 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 // of ours for it exists already (adopted: lastScheduleTime becomes the scheduled time, if later), or a Job
 // of someone else holds its name (blocked, failure says so). done is false when the run is still to start.
 func (s *syncer) adoptOrBlocked(ctx context.Context, scheduled time.Time, loc *time.Location) (done bool, failure string) {
-	name := jobName(s.cj.Name, scheduled)
+	name := jobs.Name(s.cj.Name, scheduled)
 	s.out.Job = name
 	if s.knowsJob(name) {
 		// trackJobs has already put it in status.active if it is still running.
@@ -301,43 +302,40 @@ func maxActive(cj *cronjobv1.CronJob) int32 {
 // that exists already is adopted when it is ours, and blocks the run when it is someone else's.
 func (s *syncer) createRun(ctx context.Context, scheduled time.Time, loc *time.Location) (failure string, err error) {
 	log := ctrl.LoggerFrom(ctx)
-	job := newJob(s.cj, scheduled, loc)
+	job := jobs.New(s.cj, scheduled, loc)
 	if s.r.Queue != nil {
 		// Its create event may come before the response; the reconcile settles it (expectedCreates).
 		s.r.expected.expect(client.ObjectKeyFromObject(s.cj), job.Name)
 	}
-	err = s.r.Client.Create(ctx, job)
-	switch {
-	case apierrors.IsAlreadyExists(err):
-		existing := &batchv1.Job{}
-		if gerr := s.r.APIReader.Get(ctx, client.ObjectKeyFromObject(job), existing); gerr != nil {
-			s.out.Run = RunFailed
-			return "", fmt.Errorf("getting existing job %s: %w", job.Name, gerr)
-		}
-		if !isOwnedBy(existing, s.cj) {
-			s.out.Run = RunBlocked
-			s.r.blocked.block(client.ObjectKeyFromObject(existing), blockedRun{
-				cronJob: client.ObjectKeyFromObject(s.cj), generation: s.cj.Generation, scheduled: scheduled,
-				uid: existing.UID, resourceVersion: existing.ResourceVersion,
-			})
-			msg := blockedMessage(job.Name, scheduled, loc)
-			s.warnOnce(ReasonFailedCreate, slotCause(scheduled), "Create", "%s", msg)
-			return msg, nil
-		}
+	result, existing, err := jobs.Create(ctx, s.r.Client, s.r.APIReader, s.cj, job)
+	switch result {
+	case jobs.Unread:
+		s.out.Run = RunFailed
+		return "", err
+	case jobs.Taken:
+		s.out.Run = RunBlocked
+		s.r.blocked.block(client.ObjectKeyFromObject(existing), blockedRun{
+			cronJob: client.ObjectKeyFromObject(s.cj), generation: s.cj.Generation, scheduled: scheduled,
+			uid: existing.UID, resourceVersion: existing.ResourceVersion,
+		})
+		msg := blockedMessage(job.Name, scheduled, loc)
+		s.warnOnce(ReasonFailedCreate, slotCause(scheduled), "Create", "%s", msg)
+		return msg, nil
+	case jobs.Exists:
 		// Our own Job, created by an earlier reconcile whose status write was lost: adopt it.
 		log.V(1).Info("Job already exists, adopting it", "job", klog.KObj(existing))
 		s.out.Run = RunAdopted
 		job = existing
-	case apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
+	case jobs.NamespaceTerminating:
 		log.V(1).Info("Namespace is terminating, not creating Job", "job", klog.KObj(job))
 		s.out.Run = RunNamespaceTerminating
 		return "", nil
-	case err != nil:
+	case jobs.Failed:
 		s.out.Run = RunFailed
 		s.r.Metrics.jobCreateFailed()
-		s.warnOnce(ReasonFailedCreate, slotCause(scheduled), "Create", "Error creating job: %v", err)
-		return fmt.Sprintf("creating job %s: %v", job.Name, err), fmt.Errorf("creating job %s: %w", job.Name, err)
-	default:
+		s.warnOnce(ReasonFailedCreate, slotCause(scheduled), "Create", "Error creating job: %v", errors.Unwrap(err))
+		return err.Error(), err
+	default: // jobs.Created
 		log.Info("Created Job", "job", klog.KObj(job), "scheduledTime", scheduled.In(loc).Format(time.RFC3339))
 		s.out.Run, s.created = RunCreated, job
 		if s.r.busy() {
@@ -382,8 +380,8 @@ func blockedMessage(name string, scheduled time.Time, loc *time.Location) string
 
 // recordRun records that the run scheduled at `scheduled` has its Job.
 func (s *syncer) recordRun(job *batchv1.Job, scheduled time.Time) {
-	if finished, _ := jobFinished(job); !finished {
-		addActive(&s.cj.Status, job)
+	if finished, _ := jobs.Finished(job); !finished {
+		jobs.AddActive(&s.cj.Status, job)
 	}
 	s.cj.Status.LastScheduleTime = laterTime(s.cj.Status.LastScheduleTime, ptr.To(metav1.NewTime(scheduled)))
 }

@@ -2,7 +2,10 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -10,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // trackJobs brings status.active, lastSuccessfulTime and lastFailureTime in line with the Jobs:
@@ -25,12 +27,12 @@ func (s *syncer) trackJobs(ctx context.Context) error {
 	seen := make(map[types.UID]bool, len(s.jobs))
 	for _, job := range s.jobs {
 		seen[job.UID] = true
-		finished, how := jobFinished(job)
+		finished, how := jobs.Finished(job)
 		switch {
 		case !finished:
-			addActive(&s.cj.Status, job)
-		case inActive(&s.cj.Status, job.UID):
-			removeActive(&s.cj.Status, job.UID)
+			jobs.AddActive(&s.cj.Status, job)
+		case jobs.InActive(&s.cj.Status, job.UID):
+			jobs.RemoveActive(&s.cj.Status, job.UID)
 			s.event(corev1.EventTypeNormal, ReasonSawCompletedJob, "Track",
 				"Saw completed job: %s, condition: %s", job.Name, how)
 		}
@@ -38,7 +40,7 @@ func (s *syncer) trackJobs(ctx context.Context) error {
 		case batchv1.JobComplete:
 			s.cj.Status.LastSuccessfulTime = laterTime(s.cj.Status.LastSuccessfulTime, job.Status.CompletionTime)
 		case batchv1.JobFailed:
-			s.cj.Status.LastFailureTime = laterTime(s.cj.Status.LastFailureTime, jobFailedTime(job))
+			s.cj.Status.LastFailureTime = laterTime(s.cj.Status.LastFailureTime, jobs.FailedTime(job))
 		}
 	}
 	for _, ref := range append([]corev1.ObjectReference(nil), s.cj.Status.Active...) {
@@ -49,18 +51,18 @@ func (s *syncer) trackJobs(ctx context.Context) error {
 		err := s.r.APIReader.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, &live)
 		switch {
 		case apierrors.IsNotFound(err) || (err == nil && live.UID != ref.UID):
-			removeActive(&s.cj.Status, ref.UID)
+			jobs.RemoveActive(&s.cj.Status, ref.UID)
 			s.event(corev1.EventTypeNormal, ReasonMissingJob, "Track", "Active job went missing: %s", ref.Name)
 		case err != nil:
 			return fmt.Errorf("getting active job %s: %w", ref.Name, err)
-		case !isOwnedBy(&live, s.cj):
-			removeActive(&s.cj.Status, ref.UID)
+		case !jobs.IsOwnedBy(&live, s.cj):
+			jobs.RemoveActive(&s.cj.Status, ref.UID)
 			s.event(corev1.EventTypeWarning, ReasonUnexpectedJob, "Track",
 				"Job %s in status.active is not controlled by this CronJob; dropped it", ref.Name)
 		default:
 			// Present on the API server but not yet in the cache: keep it, and use what the server says.
-			if finished, how := jobFinished(&live); finished {
-				removeActive(&s.cj.Status, ref.UID)
+			if finished, how := jobs.Finished(&live); finished {
+				jobs.RemoveActive(&s.cj.Status, ref.UID)
 				s.event(corev1.EventTypeNormal, ReasonSawCompletedJob, "Track",
 					"Saw completed job: %s, condition: %s", live.Name, how)
 			}
@@ -72,7 +74,7 @@ func (s *syncer) trackJobs(ctx context.Context) error {
 // pruneHistory deletes the finished Jobs beyond the history limits, oldest first, with background
 // propagation so their Pods go too. It runs even when the CronJob is suspended, as in batch/v1.
 func (s *syncer) pruneHistory(ctx context.Context) error {
-	for _, job := range jobsBeyondHistory(s.cj, s.jobs) {
+	for _, job := range jobs.BeyondHistory(s.cj, s.jobs) {
 		if err := s.deleteJob(ctx, job, DeletedHistory); err != nil {
 			return err
 		}
@@ -83,17 +85,13 @@ func (s *syncer) pruneHistory(ctx context.Context) error {
 // deleteJob deletes a Job with background propagation, guarded by its UID, and counts it under reason
 // (jobs_deleted_total). A Job already gone is fine, and not counted.
 func (s *syncer) deleteJob(ctx context.Context, job *batchv1.Job, reason string) error {
-	opts := []client.DeleteOption{client.PropagationPolicy("Background")}
-	if job.UID != "" {
-		opts = append(opts, client.Preconditions{UID: &job.UID})
-	}
-	err := s.r.Client.Delete(ctx, job, opts...)
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
+	deleted, err := jobs.Delete(ctx, s.r.Client, job)
 	if err != nil {
-		s.event(corev1.EventTypeWarning, ReasonFailedDelete, "Delete", "Error deleting job %s: %v", job.Name, err)
-		return fmt.Errorf("deleting job %s: %w", job.Name, err)
+		s.event(corev1.EventTypeWarning, ReasonFailedDelete, "Delete", "Error deleting job %s: %v", job.Name, errors.Unwrap(err))
+		return err
+	}
+	if !deleted {
+		return nil
 	}
 	ctrl.LoggerFrom(ctx).Info("Deleted Job", "job", klog.KObj(job))
 	s.out.Deleted = append(s.out.Deleted, job.Name)

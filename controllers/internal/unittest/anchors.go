@@ -3,6 +3,9 @@ package unittest
 import (
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
@@ -14,10 +17,10 @@ const Namespace = "ns"
 var (
 	// TopOfTheHour is 10:00, the scheduled time of the run that "hourly" is due for.
 	TopOfTheHour = MustTime("2026-03-02T10:00:00Z")
-	// Created is when "hourly" was created, an hour before TopOfTheHour; PriorHour is the same instant as
-	// the run before.
-	Created   = TopOfTheHour.Add(-time.Hour)
-	PriorHour = HM(9, 0)
+	// CreationTime is when "hourly" was created, an hour before TopOfTheHour; PriorHour is the same
+	// instant as the run before.
+	CreationTime = TopOfTheHour.Add(-time.Hour)
+	PriorHour    = HM(9, 0)
 	// BeforeHour is 09:59: not time yet.
 	BeforeHour = HM(9, 59)
 	// IsTime is 10:00:05: the 10:00 run is 5 s late.
@@ -43,9 +46,12 @@ func HM(hour, minute int) time.Time {
 }
 
 // Hourly is the CronJob of the matrix and of the reconcile tests: "hourly", schedule "0 * * * *", policy
-// Allow, created at Created (09:00), generation 1, with the UID the API server would have given it.
+// Allow, created at CreationTime (09:00), generation 1, with the UID the API server would have given it.
 func Hourly() *builders.CronJobWrapper {
 	return builders.MakeCronJob("hourly", Namespace).Schedule("0 * * * *").
 		ConcurrencyPolicy(cronjobv1.AllowConcurrent).JobLabel("app", "hourly").
-		UID("cj-uid").CreationTimestamp(Created).Generation(1)
+		UID("cj-uid").CreationTimestamp(CreationTime).Generation(1)
 }
+
+// TimePtr is t as the *metav1.Time of a status field.
+func TimePtr(t time.Time) *metav1.Time { return ptr.To(metav1.NewTime(t)) }

@@ -1,4 +1,4 @@
-package controllers
+package jobs
 
 import (
 	"testing"
@@ -27,7 +27,7 @@ func TestJobFailedTime(t *testing.T) {
 		"failure targeted at 10:05, marked Failed at 10:07: 10:07": {
 			conditions: []batchv1.JobCondition{cond(batchv1.JobFailureTarget, corev1.ConditionTrue, HM(10, 5)),
 				cond(batchv1.JobFailed, corev1.ConditionTrue, HM(10, 7))},
-			want: timePtr(HM(10, 7)),
+			want: TimePtr(HM(10, 7)),
 		},
 		"a Failed condition that is False: not failed": {
 			conditions: []batchv1.JobCondition{cond(batchv1.JobFailed, corev1.ConditionFalse, HM(10, 7))},
@@ -40,9 +40,9 @@ func TestJobFailedTime(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			job := builders.MakeJob("hourly-1", Namespace).Obj()
 			job.Status.Conditions = tc.conditions
-			got := jobFailedTime(job)
+			got := FailedTime(job)
 			if (got == nil) != (tc.want == nil) || (got != nil && !got.Equal(tc.want)) {
-				t.Errorf("jobFailedTime = %v, want %v", got, tc.want)
+				t.Errorf("FailedTime = %v, want %v", got, tc.want)
 			}
 		})
 	}

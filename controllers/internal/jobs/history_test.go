@@ -1,4 +1,4 @@
-package controllers
+package jobs
 
 import (
 	"testing"
@@ -109,7 +109,7 @@ func TestJobsBeyondHistory(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got []string
-			for _, job := range jobsBeyondHistory(tc.cronJob, tc.jobs) {
+			for _, job := range BeyondHistory(tc.cronJob, tc.jobs) {
 				got = append(got, job.Name)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {

@@ -1,4 +1,4 @@
-package controllers
+package jobs
 
 import (
 	"cmp"
@@ -11,15 +11,15 @@ import (
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
 
-// jobsBeyondHistory returns the finished Jobs to delete so that at most successfulJobsHistoryLimit
+// BeyondHistory returns the finished Jobs to delete so that at most successfulJobsHistoryLimit
 // successful and failedJobsHistoryLimit failed Jobs remain (defaults 3 and 1, as in batch/v1). The oldest
 // go first. Age is the Job's status.startTime, or its creationTimestamp when it never started (batch/v1
 // instead treats a Job with no start time as the newest and never prunes it); ties are broken by name,
 // so the order is stable. Active Jobs are never returned.
-func jobsBeyondHistory(cj *cronjobv1.CronJob, jobs []*batchv1.Job) []*batchv1.Job {
+func BeyondHistory(cj *cronjobv1.CronJob, jobs []*batchv1.Job) []*batchv1.Job {
 	var succeeded, failed []*batchv1.Job
 	for _, job := range jobs {
-		switch _, how := jobFinished(job); how {
+		switch _, how := Finished(job); how {
 		case batchv1.JobComplete:
 			succeeded = append(succeeded, job)
 		case batchv1.JobFailed:

@@ -1,7 +1,8 @@
-package controllers
+package jobs
 
 import (
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"time"
 
@@ -13,22 +14,35 @@ import (
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
 
-// jobName is the name of the Job for a scheduled time: "<cronjob>-<scheduled time in Unix minutes>", as in
+// Name is the name of the Job for a scheduled time: "<cronjob>-<scheduled time in Unix minutes>", as in
 // batch/v1. It is deterministic, so a second create for the same run meets AlreadyExists instead of making
 // a duplicate. With names of at most cronjobv1.MaxNameLength characters it fits 63 characters.
-func jobName(cronJobName string, scheduled time.Time) string {
+func Name(cronJobName string, scheduled time.Time) string {
 	return fmt.Sprintf("%s-%d", cronJobName, scheduled.Unix()/60)
 }
 
-// newJob builds the Job for the run scheduled at `scheduled`: the template's labels, annotations and spec,
+// RunName is the name of the Job of a run without spec.scheduledTime (run now):
+// "<cronjob>-m<9 hex digits>", the digits 36 bits of a hash of the CronJobRun's UID. It is deterministic,
+// so a create retried after a lost status write meets AlreadyExists and adopts the Job instead of making a
+// second one; the "m" keeps it apart from the names of scheduled runs, "<cronjob>-<Unix minutes>" (digits
+// only); with a CronJob name of cronjobv1.MaxNameLength (52) characters it has 63, the limit of the
+// job-name label. Should two runs of one CronJob hash alike (a chance of 2^-36 per pair), the Job's
+// CronJobRunAnnotation names the first, and the second is Rejected (JobNameTaken).
+func RunName(cronJobName string, runUID types.UID) string {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(runUID))
+	return fmt.Sprintf("%s-m%09x", cronJobName, h.Sum64()&(1<<36-1))
+}
+
+// New builds the Job for the run scheduled at `scheduled`: the template's labels, annotations and spec,
 // the scheduled-at annotation (RFC 3339 in loc, the CronJob's time zone), the trigger label "schedule"
 // (cronjobv1.TriggerLabel; a CronJobRun's Job says "manual") and a controller owner reference
 // to the CronJob, so the garbage collector deletes the Job with its CronJob.
-func newJob(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location) *batchv1.Job {
+func New(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location) *batchv1.Job {
 	tmpl := cj.Spec.JobTemplate
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
-			Name:        jobName(cj.Name, scheduled),
+			Name:        Name(cj.Name, scheduled),
 			Namespace:   cj.Namespace,
 			Labels:      maps.Clone(tmpl.Labels),
 			Annotations: maps.Clone(tmpl.Annotations),
@@ -48,9 +62,9 @@ func newJob(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location) *bat
 	return job
 }
 
-// jobFinished reports whether a Job has finished, and how: batchv1.JobComplete or batchv1.JobFailed.
+// Finished reports whether a Job has finished, and how: batchv1.JobComplete or batchv1.JobFailed.
 // A Job is finished when either condition is True, as in batch/v1 CronJob.
-func jobFinished(job *batchv1.Job) (bool, batchv1.JobConditionType) {
+func Finished(job *batchv1.Job) (bool, batchv1.JobConditionType) {
 	for _, c := range job.Status.Conditions {
 		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
 			return true, c.Type
@@ -59,8 +73,8 @@ func jobFinished(job *batchv1.Job) (bool, batchv1.JobConditionType) {
 	return false, ""
 }
 
-// jobFailedTime returns the time a failed Job was marked failed (its Failed condition), or nil.
-func jobFailedTime(job *batchv1.Job) *metav1.Time {
+// FailedTime returns the time a failed Job was marked failed (its Failed condition), or nil.
+func FailedTime(job *batchv1.Job) *metav1.Time {
 	for _, c := range job.Status.Conditions {
 		if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
 			t := c.LastTransitionTime
@@ -70,9 +84,9 @@ func jobFailedTime(job *batchv1.Job) *metav1.Time {
 	return nil
 }
 
-// isOwnedBy reports whether the CronJob is the Job's controller owner (matched by UID, so a CronJob
+// IsOwnedBy reports whether the CronJob is the Job's controller owner (matched by UID, so a CronJob
 // recreated under the same name does not adopt the Jobs of its predecessor).
-func isOwnedBy(job *batchv1.Job, cj *cronjobv1.CronJob) bool {
+func IsOwnedBy(job *batchv1.Job, cj *cronjobv1.CronJob) bool {
 	ref := metav1.GetControllerOf(job)
 	return ref != nil && ref.UID == cj.UID
 }
@@ -89,8 +103,8 @@ func jobRef(job *batchv1.Job) corev1.ObjectReference {
 	}
 }
 
-// inActive reports whether status.active lists the Job with this UID.
-func inActive(status *cronjobv1.CronJobStatus, uid types.UID) bool {
+// InActive reports whether status.active lists the Job with this UID.
+func InActive(status *cronjobv1.CronJobStatus, uid types.UID) bool {
 	for _, ref := range status.Active {
 		if ref.UID == uid {
 			return true
@@ -99,15 +113,15 @@ func inActive(status *cronjobv1.CronJobStatus, uid types.UID) bool {
 	return false
 }
 
-// addActive adds the Job to status.active unless it is listed already.
-func addActive(status *cronjobv1.CronJobStatus, job *batchv1.Job) {
-	if !inActive(status, job.UID) {
+// AddActive adds the Job to status.active unless it is listed already.
+func AddActive(status *cronjobv1.CronJobStatus, job *batchv1.Job) {
+	if !InActive(status, job.UID) {
 		status.Active = append(status.Active, jobRef(job))
 	}
 }
 
-// removeActive drops the Job with this UID from status.active.
-func removeActive(status *cronjobv1.CronJobStatus, uid types.UID) {
+// RemoveActive drops the Job with this UID from status.active.
+func RemoveActive(status *cronjobv1.CronJobStatus, uid types.UID) {
 	kept := status.Active[:0]
 	for _, ref := range status.Active {
 		if ref.UID != uid {
