@@ -2,8 +2,8 @@
 # verify.sh fails when the committed tree is not what the generators produce: it runs
 # `make manifests generate fmt build-installer chart` (generated code, CRD, RBAC, formatting and the
 # install artefacts dist/install.yaml and dist/chart) and checks that nothing changed
-# or appeared, then checks that `go mod tidy` would change neither go.mod nor go.sum. `make verify` runs it
-# after `make lint`. Run it on a clean tree: any uncommitted change counts as a difference.
+# or appeared, then checks that `go mod tidy` would change neither go.mod nor go.sum, of the operator's module
+# and of bench's (bench/go.mod). `make verify` runs it after `make lint`. Run it on a clean tree: any uncommitted change counts as a difference.
 #
 # Usage: hack/verify.sh   (MAKE names the make to call; default make)
 set -o errexit -o nounset -o pipefail
@@ -23,11 +23,13 @@ if [[ -n "${changes}" ]]; then
 fi
 
 # go mod tidy -diff prints the changes tidy would make and exits non-zero, without writing go.mod or go.sum.
-if ! tidy=$(go mod tidy -diff 2>&1); then
-  echo "verify: go.mod/go.sum are not tidy; run go mod tidy and commit the result:" >&2
-  echo "${tidy}" >&2
-  rc=1
-fi
+for dir in . bench; do
+  if ! tidy=$(cd "${dir}" && go mod tidy -diff 2>&1); then
+    echo "verify: ${dir}/go.mod and ${dir}/go.sum are not tidy; run go mod tidy in ${dir} and commit the result:" >&2
+    echo "${tidy}" >&2
+    rc=1
+  fi
+done
 
-[[ ${rc} -eq 0 ]] && echo "verify: generated files, dist/, formatting and go.mod/go.sum are as committed"
+[[ ${rc} -eq 0 ]] && echo "verify: generated files, dist/, formatting and go.mod/go.sum (root and bench) are as committed"
 exit "${rc}"
