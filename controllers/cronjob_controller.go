@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -58,7 +60,7 @@ type CronJobReconciler struct {
 	// OnReconcile, when set, is called with the Outcome of every reconcile (see Options.OnReconcile).
 	OnReconcile func(types.NamespacedName, Outcome)
 	// Metrics counts runs started, missed and deleted Jobs, and the start skew. Nil counts nothing.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	// Queue is the controller's workqueue, for deferring the status write of a run whose Job was created
 	// while other reconciles wait ("Jobs first", deferred.go). Nil writes every status at once.
 	Queue RecordQueue

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -43,7 +45,7 @@ type CronJobRunReconciler struct {
 	Recorder events.EventRecorder
 	// Metrics counts manual runs in runs_started_total (trigger manual) and the Jobs Replace deleted. Nil
 	// counts nothing.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 }
 
 // +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobruns,verbs=get;list;watch;update;delete

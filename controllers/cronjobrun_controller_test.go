@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
@@ -15,7 +17,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -37,7 +38,7 @@ type runStart struct {
 }
 
 func TestCronJobRunStart(t *testing.T) {
-	active := runningJob(PriorHour) // the 09:00 run of hourly, still running
+	active := RunningJob(PriorHour) // the 09:00 run of hourly, still running
 	cases := map[string]struct {
 		// spec
 		cronJob *builders.CronJobWrapper // nil: no CronJob
@@ -64,8 +65,8 @@ func TestCronJobRunStart(t *testing.T) {
 			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: ReasonJobAlreadyActive},
 		},
 		"run now, Forbid, only finished Jobs": {
-			cronJob: Hourly().Forbid(), run: manualRun(), jobs: []*batchv1.Job{doneJob(PriorHour), failedJob(PriorHour.Add(-time.Hour))},
-			want: runStart{Jobs: []string{name(PriorHour.Add(-time.Hour)), name(PriorHour), manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
+			cronJob: Hourly().Forbid(), run: manualRun(), jobs: []*batchv1.Job{DoneJob(PriorHour), FailedJob(PriorHour.Add(-time.Hour))},
+			want: runStart{Jobs: []string{JobName(PriorHour.Add(-time.Hour)), JobName(PriorHour), manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Forbid, an active Job of another CronJob": {
 			cronJob: Hourly().Forbid(), run: manualRun(),
@@ -102,7 +103,7 @@ func TestCronJobRunStart(t *testing.T) {
 		},
 		"backfill of a past scheduled time": {
 			cronJob: Hourly(), run: manualRun().ScheduledTime(HM(7, 0)),
-			want: runStart{Jobs: []string{name(HM(7, 0))}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: name(HM(7, 0))},
+			want: runStart{Jobs: []string{JobName(HM(7, 0))}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: JobName(HM(7, 0))},
 		},
 		"backfill of a time that is not a scheduled time": {
 			cronJob: Hourly(), run: manualRun().ScheduledTime(HM(9, 30)),
@@ -115,7 +116,7 @@ func TestCronJobRunStart(t *testing.T) {
 		"backfill of a scheduled time in the CronJob's time zone": {
 			// 09:00 in Berlin is 08:00 UTC (CET, UTC+1, in March before the switch).
 			cronJob: Hourly().Schedule("0 9 * * *").TimeZone("Europe/Berlin"), run: manualRun().ScheduledTime(HM(8, 0)),
-			want: runStart{Jobs: []string{name(HM(8, 0))}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: name(HM(8, 0))},
+			want: runStart{Jobs: []string{JobName(HM(8, 0))}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: JobName(HM(8, 0))},
 		},
 		"backfill of 09:00 UTC, 10:00 in the CronJob's time zone": {
 			cronJob: Hourly().Schedule("0 9 * * *").TimeZone("Europe/Berlin"), run: manualRun().ScheduledTime(HM(9, 0)),
@@ -126,12 +127,12 @@ func TestCronJobRunStart(t *testing.T) {
 			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonUnknownTimeZone},
 		},
 		"backfill of a scheduled time whose Job exists, the CronJob's": {
-			cronJob: Hourly(), run: manualRun().ScheduledTime(PriorHour), jobs: []*batchv1.Job{doneJob(PriorHour)},
-			want: runStart{Jobs: []string{name(PriorHour)}, Phase: cronjobv1.RunSucceeded, Reason: ReasonJobComplete, JobName: name(PriorHour)},
+			cronJob: Hourly(), run: manualRun().ScheduledTime(PriorHour), jobs: []*batchv1.Job{DoneJob(PriorHour)},
+			want: runStart{Jobs: []string{JobName(PriorHour)}, Phase: cronjobv1.RunSucceeded, Reason: ReasonJobComplete, JobName: JobName(PriorHour)},
 		},
 		"backfill of a scheduled time whose Job exists, someone else's": {
-			cronJob: Hourly(), run: manualRun().ScheduledTime(PriorHour), jobs: []*batchv1.Job{hourlyJob(PriorHour).Orphaned().Obj()},
-			want: runStart{Jobs: []string{name(PriorHour)}, Phase: cronjobv1.RunRejected, Reason: ReasonJobNameTaken},
+			cronJob: Hourly(), run: manualRun().ScheduledTime(PriorHour), jobs: []*batchv1.Job{HourlyJob(PriorHour).Orphaned().Obj()},
+			want: runStart{Jobs: []string{JobName(PriorHour)}, Phase: cronjobv1.RunRejected, Reason: ReasonJobNameTaken},
 		},
 		"backfill, Forbid with a Job active": {
 			cronJob: Hourly().Forbid(), run: manualRun().ScheduledTime(HM(7, 0)), jobs: []*batchv1.Job{active},
@@ -201,10 +202,10 @@ func TestCronJobRunCreatesTheJobOfTheCronJob(t *testing.T) {
 	if diff := cmp.Diff([]string{"Normal SuccessfulCreate", "Normal SuccessfulCreate"}, f.eventReasons()); diff != "" {
 		t.Errorf("events (-want,+got): one on the run, one on the CronJob:\n%s", diff)
 	}
-	if got := testutil.ToFloat64(f.metrics.started.WithLabelValues(TriggerManual)); got != 1 {
+	if got := MetricValue(f.metrics.Collectors(), metrics.MetricRunsStarted, metrics.TriggerManual); got != 1 {
 		t.Errorf("runs_started_total{trigger=manual} = %v, want 1", got)
 	}
-	if got := testutil.ToFloat64(f.metrics.started.WithLabelValues(TriggerSchedule)); got != 0 {
+	if got := MetricValue(f.metrics.Collectors(), metrics.MetricRunsStarted, metrics.TriggerSchedule); got != 0 {
 		t.Errorf("runs_started_total{trigger=schedule} = %v, want 0", got)
 	}
 
@@ -407,7 +408,7 @@ func TestCronJobRunOlderWaitingRunsStartFirst(t *testing.T) {
 	cj := Hourly().ConcurrencyPolicy(cronjobv1.EnqueueConcurrent).Obj()
 	older := builders.MakeCronJobRun("older", Namespace, "hourly").UID("uid-older").CreationTimestamp(IsTime).Obj()
 	younger := builders.MakeCronJobRun("younger", Namespace, "hourly").UID("uid-younger").CreationTimestamp(IsTime.Add(time.Second)).Obj()
-	f := newRunFixture(t, IsTime.Add(time.Minute), interceptor.Funcs{}, cj, older, younger, doneJob(PriorHour))
+	f := newRunFixture(t, IsTime.Add(time.Minute), interceptor.Funcs{}, cj, older, younger, DoneJob(PriorHour))
 
 	f.mustReconcileRun(t, "younger")
 	if got := f.run(t, "younger"); got.Status.Phase != cronjobv1.RunPending {
@@ -415,7 +416,7 @@ func TestCronJobRunOlderWaitingRunsStartFirst(t *testing.T) {
 	}
 	f.mustReconcileRun(t, "older")
 	f.mustReconcileRun(t, "younger")
-	want := []string{name(PriorHour), jobs.RunName("hourly", "uid-older")}
+	want := []string{JobName(PriorHour), jobs.RunName("hourly", "uid-older")}
 	sort.Strings(want)
 	if diff := cmp.Diff(want, f.jobNames(t)); diff != "" {
 		t.Errorf("Jobs (-want,+got): the older run starts, the younger waits for its Job:\n%s", diff)

@@ -33,12 +33,12 @@ func TestCronJobRunSameCreationSecondStartsByName(t *testing.T) {
 			cj := Hourly().Enqueue().Obj()
 			a := builders.MakeCronJobRun("run-a", Namespace, "hourly").UID("uid-run-a").CreationTimestamp(IsTime).Obj()
 			b := builders.MakeCronJobRun("run-b", Namespace, "hourly").UID("uid-run-b").CreationTimestamp(IsTime).Obj()
-			f := newRunFixture(t, IsTime.Add(time.Minute), interceptor.Funcs{}, cj, a, b, doneJob(PriorHour))
+			f := newRunFixture(t, IsTime.Add(time.Minute), interceptor.Funcs{}, cj, a, b, DoneJob(PriorHour))
 			f.mustReconcileRun(t, first)
 			for _, n := range []string{"run-a", "run-b"} {
 				f.mustReconcileRun(t, n)
 			}
-			want := []string{name(PriorHour), jobs.RunName("hourly", "uid-run-a")}
+			want := []string{JobName(PriorHour), jobs.RunName("hourly", "uid-run-a")}
 			sort.Strings(want)
 			if diff := cmp.Diff(want, f.jobNames(t)); diff != "" {
 				t.Errorf("Jobs (-want,+got): run-a, first by name, starts; run-b waits:\n%s", diff)
@@ -54,7 +54,7 @@ func TestCronJobRunAdoptsItsJobFromTheCache(t *testing.T) {
 	// The Job was created a minute ago and its status write was lost: the run takes it as its own, with
 	// the scheduled time the Job carries, not the time of this reconcile.
 	created := IsTime.Add(-time.Minute)
-	job := hourlyJob(created).Obj()
+	job := HourlyJob(created).Obj()
 	job.Name = manualJob
 	job.Annotations = map[string]string{cronjobv1.CronJobRunAnnotation: "manual", cronjobv1.ScheduledAtAnnotation: created.Format(time.RFC3339)}
 	f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Forbid().Obj(), manualRun().Obj(), job)
@@ -72,7 +72,7 @@ func TestCronJobRunAdoptsItsJobFromTheCache(t *testing.T) {
 }
 
 func TestCronJobRunWaitIsAnnouncedOnce(t *testing.T) {
-	f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Forbid().Obj(), manualRun().Obj(), runningJob(PriorHour))
+	f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Forbid().Obj(), manualRun().Obj(), RunningJob(PriorHour))
 	f.mustReconcileRun(t, "manual")
 	f.mustReconcileRun(t, "manual")
 	if diff := cmp.Diff([]string{"Normal " + ReasonJobAlreadyActive}, f.eventReasons()); diff != "" {
@@ -99,8 +99,8 @@ func TestCronJobRunStatusConflictRequeues(t *testing.T) {
 
 func TestCronJobRunMapper(t *testing.T) {
 	cj := Hourly().Obj()
-	scheduled := runningJob(PriorHour) // the CronJob's scheduled Job: no CronJobRun annotation
-	manual := hourlyJob(IsTime).Obj()
+	scheduled := RunningJob(PriorHour) // the CronJob's scheduled Job: no CronJobRun annotation
+	manual := HourlyJob(IsTime).Obj()
 	manual.Name, manual.Annotations = manualJob, map[string]string{cronjobv1.CronJobRunAnnotation: "manual"}
 	running := manualRun().Status(cronjobv1.CronJobRunStatus{Phase: cronjobv1.RunRunning, JobName: manualJob}).Obj()
 	waitingRun := builders.MakeCronJobRun("waiting", Namespace, "hourly").UID("uid-waiting").Obj()
@@ -152,12 +152,12 @@ func TestCronJobRunAdoptingAFinishedJobAppliesItsTTL(t *testing.T) {
 	// A backfill of a time that already ran finds that run's Job finished: the run is Succeeded at once,
 	// and with ttlSecondsAfterFinished 0 it is deleted in the same reconcile.
 	f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Obj(),
-		manualRun().ScheduledTime(PriorHour).TTLSecondsAfterFinished(0).Obj(), doneJob(PriorHour))
+		manualRun().ScheduledTime(PriorHour).TTLSecondsAfterFinished(0).Obj(), DoneJob(PriorHour))
 	f.mustReconcileRun(t, "manual")
 	if run := f.run(t, "manual"); run != nil {
 		t.Errorf("run: phase %s, still there; want it deleted, its Job finished and its TTL 0", run.Status.Phase)
 	}
-	if diff := cmp.Diff([]string{name(PriorHour)}, f.jobNames(t)); diff != "" {
+	if diff := cmp.Diff([]string{JobName(PriorHour)}, f.jobNames(t)); diff != "" {
 		t.Errorf("Jobs (-want,+got): the run's Job stays, it is the scheduled run's:\n%s", diff)
 	}
 }

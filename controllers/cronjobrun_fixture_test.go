@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 
@@ -14,14 +14,11 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -46,7 +43,7 @@ type runFixture struct {
 	client   client.Client
 	clock    *clocktesting.FakePassiveClock
 	recorder *events.FakeRecorder
-	metrics  *Metrics
+	metrics  *metrics.Metrics
 	runs     *CronJobRunReconciler
 	cronJobs *CronJobReconciler
 }
@@ -56,23 +53,9 @@ type runFixture struct {
 func newRunFixture(t *testing.T, now time.Time, funcs interceptor.Funcs, objs ...client.Object) *runFixture {
 	t.Helper()
 	clk := clocktesting.NewFakePassiveClock(now)
-	create := funcs.Create
-	funcs.Create = func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-		obj.SetUID(types.UID("uid-" + obj.GetName()))
-		obj.SetCreationTimestamp(metav1.NewTime(clk.Now()))
-		if create != nil {
-			return create(ctx, c, obj, opts...)
-		}
-		return c.Create(ctx, obj, opts...)
-	}
-	c := fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(testRESTMapper()).
-		WithObjectTracker(clienttesting.NewObjectTracker(testScheme(), testCodecs().UniversalDecoder())).WithObjects(objs...).
-		WithStatusSubresource(&cronjobv1.CronJob{}, &cronjobv1.CronJobRun{}).
-		WithIndex(&batchv1.Job{}, index.JobOwnerKey, index.JobOwner).
-		WithIndex(&cronjobv1.CronJobRun{}, index.RunCronJobKey, index.RunCronJob).
-		WithInterceptorFuncs(funcs).Build()
+	c := FakeClient(clk.Now, funcs, objs...)
 	rec := events.NewFakeRecorder(100)
-	m := NewMetrics()
+	m := metrics.NewMetrics()
 	return &runFixture{
 		client: c, clock: clk, recorder: rec, metrics: m,
 		runs:     &CronJobRunReconciler{Client: c, APIReader: c, Scheme: c.Scheme(), Clock: clk, Recorder: rec, Metrics: m},

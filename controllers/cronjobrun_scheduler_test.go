@@ -59,8 +59,8 @@ func TestRunNowNeverSkipsNorDuplicatesTheScheduledRun(t *testing.T) {
 			f.reconcileCronJob(t)
 			f.reconcileCronJob(t)
 			want := scheduledState{
-				Jobs:   sortedNames(manualJob, name(TopOfTheHour)),
-				Active: []string{manualJob, name(TopOfTheHour)}, LastSchedule: TopOfTheHour,
+				Jobs:   sortedNames(manualJob, JobName(TopOfTheHour)),
+				Active: []string{manualJob, JobName(TopOfTheHour)}, LastSchedule: TopOfTheHour,
 			}
 			if diff := cmp.Diff(want, f.scheduledState(t), cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 				t.Errorf("after the hour (-want,+got): one scheduled Job beside the manual one:\n%s", diff)
@@ -76,7 +76,7 @@ func TestBackfillOfTheDueTimeIsThatTimesOnlyJob(t *testing.T) {
 		if out := f.reconcileCronJob(t); out.Run != RunAdopted {
 			t.Errorf("scheduler's run at 10:00 = %q, want Adopted: the backfill's Job is that run", out.Run)
 		}
-		want := scheduledState{Jobs: []string{name(TopOfTheHour)}, Active: []string{name(TopOfTheHour)}, LastSchedule: TopOfTheHour}
+		want := scheduledState{Jobs: []string{JobName(TopOfTheHour)}, Active: []string{JobName(TopOfTheHour)}, LastSchedule: TopOfTheHour}
 		if diff := cmp.Diff(want, f.scheduledState(t)); diff != "" {
 			t.Errorf("(-want,+got):\n%s", diff)
 		}
@@ -87,10 +87,10 @@ func TestBackfillOfTheDueTimeIsThatTimesOnlyJob(t *testing.T) {
 		f.eventReasons()
 		f.mustReconcileRun(t, "manual")
 		run := f.run(t, "manual")
-		if run.Status.JobName != name(TopOfTheHour) || run.Status.Phase != cronjobv1.RunRunning || readyReason(run) != ReasonJobExisted {
-			t.Errorf("run status = %s %s %s, want %s Running %s", run.Status.JobName, run.Status.Phase, readyReason(run), name(TopOfTheHour), ReasonJobExisted)
+		if run.Status.JobName != JobName(TopOfTheHour) || run.Status.Phase != cronjobv1.RunRunning || readyReason(run) != ReasonJobExisted {
+			t.Errorf("run status = %s %s %s, want %s Running %s", run.Status.JobName, run.Status.Phase, readyReason(run), JobName(TopOfTheHour), ReasonJobExisted)
 		}
-		if diff := cmp.Diff([]string{name(TopOfTheHour)}, f.jobNames(t)); diff != "" {
+		if diff := cmp.Diff([]string{JobName(TopOfTheHour)}, f.jobNames(t)); diff != "" {
 			t.Errorf("Jobs (-want,+got):\n%s", diff)
 		}
 		if diff := cmp.Diff([]string{"Normal JobExisted"}, f.eventReasons()); diff != "" {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -40,7 +42,7 @@ func setupCronJobRuns(mgr manager.Manager, opts Options, recorder events.EventRe
 		Scheme:    mgr.GetScheme(),
 		Clock:     opts.Clock,
 		Recorder:  recorder,
-		Metrics:   DefaultMetrics(),
+		Metrics:   metrics.DefaultMetrics(),
 	}
 	m := runMapper{c: mgr.GetClient()}
 	copts := controller.Options{MaxConcurrentReconciles: 1, SkipNameValidation: ptr.To(true)}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 
@@ -151,13 +153,13 @@ func (s *runSyncer) create(ctx context.Context, cj *cronjobv1.CronJob, name stri
 		ctrl.LoggerFrom(ctx).V(1).Info("Namespace is terminating, not creating Job", "job", klog.KObj(job))
 		return ctrl.Result{}, nil
 	case jobs.Failed:
-		s.r.Metrics.jobCreateFailed()
+		s.r.Metrics.JobCreateFailed()
 		s.event(corev1.EventTypeWarning, ReasonFailedCreate, "Create", "Error creating job: %v", errors.Unwrap(err))
 		return ctrl.Result{}, err
 	}
 	ctrl.LoggerFrom(ctx).Info("Created Job", "job", klog.KObj(job), "cronJob", klog.KObj(cj),
 		"scheduledTime", scheduled.In(loc).Format(time.RFC3339))
-	s.r.Metrics.manualRunStarted()
+	s.r.Metrics.ManualRunStarted()
 	s.event(corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
 	if s.r.Recorder != nil {
 		s.r.Recorder.Eventf(cj, s.run, corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create",
@@ -260,7 +262,7 @@ func (s *runSyncer) replace(ctx context.Context, active []*batchv1.Job) error {
 			continue
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleted Job", "job", klog.KObj(job), "reason", "concurrencyPolicy Replace")
-		s.r.Metrics.jobDeleted(DeletedReplace)
+		s.r.Metrics.JobDeleted(metrics.DeletedReplace)
 		s.event(corev1.EventTypeNormal, ReasonSuccessfulDelete, "Delete", "Deleted job %s", job.Name)
 	}
 	return nil

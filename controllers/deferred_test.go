@@ -79,11 +79,11 @@ func TestJobsFirstDefersTheRecordWhileOthersWaitAndWritesItNext(t *testing.T) {
 	if want := time.Hour - 2*time.Second + schedule.RequeuePadding; second.RequeueAfter != want {
 		t.Errorf("second reconcile RequeueAfter = %v, want %v (the 11:00 run)", second.RequeueAfter, want)
 	}
-	want := recorded{LastSchedule: TimePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}}
+	want := recorded{LastSchedule: TimePtr(TopOfTheHour), Active: []string{JobName(TopOfTheHour)}}
 	if diff := cmp.Diff(want, recordOf(f.cronJob(t))); diff != "" {
 		t.Errorf("stored status after the second reconcile (-want,+got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{name(TopOfTheHour)}, f.jobNames(t)); diff != "" {
+	if diff := cmp.Diff([]string{JobName(TopOfTheHour)}, f.jobNames(t)); diff != "" {
 		t.Errorf("Jobs (-want,+got):\n%s", diff)
 	}
 	if len(q.added) != 1 {
@@ -109,7 +109,7 @@ func TestJobsFirstWritesAtOnceWhenNothingWaits(t *testing.T) {
 	if diff := cmp.Diff([]string{"Normal SuccessfulCreate"}, f.eventReasons()); diff != "" {
 		t.Errorf("events (-want,+got):\n%s", diff)
 	}
-	want := recorded{LastSchedule: TimePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}}
+	want := recorded{LastSchedule: TimePtr(TopOfTheHour), Active: []string{JobName(TopOfTheHour)}}
 	if diff := cmp.Diff(want, recordOf(f.cronJob(t))); diff != "" {
 		t.Errorf("stored status (-want,+got):\n%s", diff)
 	}
@@ -130,13 +130,13 @@ func TestJobsFirstRecordSurvivesWhatHappensBeforeIt(t *testing.T) {
 			return &CronJobReconciler{Client: f.client, APIReader: f.client, Scheme: f.r.Scheme, Clock: f.r.Clock, Recorder: f.recorder}
 		},
 		wantRun:  RunAdopted,
-		want:     recorded{LastSchedule: TimePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}},
-		wantJobs: []string{name(TopOfTheHour)},
+		want:     recorded{LastSchedule: TimePtr(TopOfTheHour), Active: []string{JobName(TopOfTheHour)}},
+		wantJobs: []string{JobName(TopOfTheHour)},
 	}, {
 		name: "the Job is deleted (ttlSecondsAfterFinished 0, or a user): the run is recorded, never started again",
 		between: func(t *testing.T, f *fixture) *CronJobReconciler {
 			job := &batchv1.Job{}
-			job.Namespace, job.Name = Namespace, name(TopOfTheHour)
+			job.Namespace, job.Name = Namespace, JobName(TopOfTheHour)
 			if err := f.client.Delete(context.Background(), job); err != nil {
 				t.Fatal(err)
 			}
@@ -152,8 +152,8 @@ func TestJobsFirstRecordSurvivesWhatHappensBeforeIt(t *testing.T) {
 			return f.r
 		},
 		wantRun:  RunNone,
-		want:     recorded{LastSchedule: TimePtr(TopOfTheHour), Active: []string{name(TopOfTheHour)}},
-		wantJobs: []string{name(TopOfTheHour)},
+		want:     recorded{LastSchedule: TimePtr(TopOfTheHour), Active: []string{JobName(TopOfTheHour)}},
+		wantJobs: []string{JobName(TopOfTheHour)},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -215,10 +215,10 @@ func TestCreateEventOfTheRunsJob(t *testing.T) {
 				t.Errorf("early create event dropped = %v, want %v", gotEarly, tc.wantEarly)
 			}
 			var job batchv1.Job
-			if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: name(TopOfTheHour)}, &job); err != nil {
+			if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: JobName(TopOfTheHour)}, &job); err != nil {
 				t.Fatal(err)
 			}
-			if f.r.expected.observed(runningJob(PriorHour)) {
+			if f.r.expected.observed(RunningJob(PriorHour)) {
 				t.Errorf("a Job the reconciler did not create was taken for its own")
 			}
 			if got := f.r.expected.observed(&job); got != tc.wantLater {
@@ -237,7 +237,7 @@ func TestCreateEventOfTheRunsJob(t *testing.T) {
 		f.outcome()
 		f.outcome()
 		var job batchv1.Job
-		if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: name(TopOfTheHour)}, &job); err != nil {
+		if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: JobName(TopOfTheHour)}, &job); err != nil {
 			t.Fatal(err)
 		}
 		if f.r.expected.observed(&job) {

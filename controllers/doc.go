@@ -14,7 +14,7 @@
 //     when the schedule was edited from managedFields;
 //   - remember.go is what the reconciler remembers between reconciles so it does not repeat itself (a
 //     Warning once per cause, a run blocked by a Job of someone else);
-//   - metrics.go holds the counters and the skew histogram (Metrics, MetricNames); state_metrics.go the
+//   - metrics.go holds the counters and the skew histogram (metrics.Metrics, metrics.MetricNames); state_metrics.go the
 //     per-CronJob state metrics, collected from the cache while the replica leads;
 //   - cronjobrun_controller.go is the CronJobRun controller (manual runs and backfills): its orchestrator,
 //     following a run's Job and pruning runs; cronjobrun_start.go starts a run (target time and name,

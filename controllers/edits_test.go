@@ -143,7 +143,7 @@ func TestMatrixEditTime(t *testing.T) {
 	const pad = schedule.RequeuePadding
 	suspendedSince9 := observed("0 * * * *", true, PriorHour)
 	starts := func(slot time.Time, requeue time.Duration) outcome {
-		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{name(slot)}, LastSchedule: TimePtr(slot),
+		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{JobName(slot)}, LastSchedule: TimePtr(slot),
 			Events: []string{evCreated}, StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
 	}
 	nothing := func(requeue time.Duration) outcome {
@@ -197,20 +197,20 @@ func TestFirstObservationAfterAnEdit(t *testing.T) {
 		},
 		"created at 09:00, resumed at 10:30 before the controller saw it, now 11:05: the 11:00 run starts": {
 			cronJob: Hourly().Edited(edit(HM(10, 30), "f:suspend")), now: HM(11, 5),
-			wantJobs: []string{name(HM(11, 0))}, wantSince: HM(10, 30), wantReads: 1,
+			wantJobs: []string{JobName(HM(11, 0))}, wantSince: HM(10, 30), wantReads: 1,
 		},
 		"created at 09:00, never edited, now 10:05: the 10:00 run starts, counted from the creation, with no GET": {
 			now:      HM(10, 5),
-			wantJobs: []string{name(TopOfTheHour)}, wantSince: PriorHour,
+			wantJobs: []string{JobName(TopOfTheHour)}, wantSince: PriorHour,
 		},
 		"last ran at 10:00, edited at 09:30 (before that run): counted from the last run": {
 			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Edited(edit(HM(9, 30), "f:schedule")), now: HM(11, 5),
-			wantJobs: []string{name(HM(11, 0))}, wantSince: TopOfTheHour, wantReads: 1,
+			wantJobs: []string{JobName(HM(11, 0))}, wantSince: TopOfTheHour, wantReads: 1,
 		},
 	}
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
-			cj := cronJobOf(tc.cronJob)
+			cj := CronJobOf(tc.cronJob)
 			f := newFixture(t, tc.now, interceptor.Funcs{}, cj)
 			reads := &metadataReads{Reader: withManagedFields(f.r.APIReader, cj)}
 			f.r.APIReader = reads

@@ -26,7 +26,7 @@ func TestMatrixDeadlines(t *testing.T) {
 	yearAgo := TopOfTheHour.AddDate(-1, 0, 0)
 
 	runs := func(slot time.Time, requeue time.Duration) outcome {
-		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{name(slot)}, LastSchedule: TimePtr(slot),
+		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{JobName(slot)}, LastSchedule: TimePtr(slot),
 			Events: []string{evCreated}, StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: requeue}
 	}
 	// A missed run writes status once: schedule.Next moves to the next scheduled time.
@@ -90,7 +90,7 @@ func TestMatrixDeadlines(t *testing.T) {
 		},
 		"hourly, a year late, no deadline: TooManyMissedTimes, and the most recent run starts": {
 			cronJob: Hourly().CreationTimestamp(yearAgo).LastScheduleTime(yearAgo), now: TopOfTheHour.Add(30 * time.Minute),
-			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{JobName(TopOfTheHour)},
 				LastSchedule: TimePtr(TopOfTheHour), Events: []string{evTooMany, evCreated}, StatusWrites: 1,
 				Ready: cronjobv1.ReasonScheduled, Requeue: 30*time.Minute + pad},
 		},
@@ -103,22 +103,22 @@ func TestMatrixDeadlines(t *testing.T) {
 			want: missed(yearAgo, 30*time.Minute+pad),
 		},
 		"Forbid skipped the 10:00 run; the Job before has finished at 10:30, within a 2 h deadline: the skipped run starts": {
-			cronJob: Hourly().Forbid().StartingDeadlineSeconds(mediumDeadline).LastScheduleTime(PriorHour).Active(doneJob(PriorHour)),
-			jobs:    jobsOf(doneJob(PriorHour)), now: HM(10, 30),
-			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
+			cronJob: Hourly().Forbid().StartingDeadlineSeconds(mediumDeadline).LastScheduleTime(PriorHour).Active(DoneJob(PriorHour)),
+			jobs:    jobsOf(DoneJob(PriorHour)), now: HM(10, 30),
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{JobName(TopOfTheHour)},
 				LastSchedule: TimePtr(TopOfTheHour), LastSuccessful: TimePtr(HM(9, 1)), Events: []string{evSawCompleted, evCreated},
 				StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: 30*time.Minute + pad},
 		},
 		"Forbid skipped the 10:00 run; the Job before has finished at 10:30, past a 10 s deadline: missed": {
-			cronJob: Hourly().Forbid().StartingDeadlineSeconds(shortDeadline).LastScheduleTime(PriorHour).Active(doneJob(PriorHour)),
-			jobs:    jobsOf(doneJob(PriorHour)), now: HM(10, 30),
+			cronJob: Hourly().Forbid().StartingDeadlineSeconds(shortDeadline).LastScheduleTime(PriorHour).Active(DoneJob(PriorHour)),
+			jobs:    jobsOf(DoneJob(PriorHour)), now: HM(10, 30),
 			want: outcome{LastSchedule: TimePtr(PriorHour), LastSuccessful: TimePtr(HM(9, 1)), Events: []string{evSawCompleted, evMissed},
 				StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: 30*time.Minute + pad},
 		},
 		"Forbid skipped the 10:00 run; the Job before has finished at 10:30, no deadline: the skipped run starts": {
-			cronJob: Hourly().Forbid().LastScheduleTime(PriorHour).Active(doneJob(PriorHour)),
-			jobs:    jobsOf(doneJob(PriorHour)), now: HM(10, 30),
-			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
+			cronJob: Hourly().Forbid().LastScheduleTime(PriorHour).Active(DoneJob(PriorHour)),
+			jobs:    jobsOf(DoneJob(PriorHour)), now: HM(10, 30),
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{JobName(TopOfTheHour)},
 				LastSchedule: TimePtr(TopOfTheHour), LastSuccessful: TimePtr(HM(9, 1)), Events: []string{evSawCompleted, evCreated},
 				StatusWrites: 1, Ready: cronjobv1.ReasonScheduled, Requeue: 30*time.Minute + pad},
 		},

@@ -16,7 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
 	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -84,7 +83,7 @@ func newRun(slot time.Time) createdJob { return newRunIn(slot, time.UTC) }
 
 // newRunIn is the Job created for the run scheduled at `slot` of a CronJob in time zone loc.
 func newRunIn(slot time.Time, loc *time.Location) createdJob {
-	return createdJob{Name: name(slot), ScheduledAt: slot.In(loc).Format(time.RFC3339)}
+	return createdJob{Name: JobName(slot), ScheduledAt: slot.In(loc).Format(time.RFC3339)}
 }
 
 // runMatrix runs each scenario as a parallel subtest and compares its outcome with the expected one.
@@ -103,7 +102,7 @@ func runMatrix(t *testing.T, cases map[string]scenario) {
 // run reconciles the scenario's CronJob once (twice with sc.twice) and returns what the last reconcile did.
 func (sc scenario) run(t *testing.T) outcome {
 	t.Helper()
-	cj := cronJobOf(sc.cronJob)
+	cj := CronJobOf(sc.cronJob)
 	steadyStatus(cj)
 	objs := []client.Object{cj}
 	for _, j := range sc.jobs {
@@ -115,8 +114,8 @@ func (sc scenario) run(t *testing.T) outcome {
 		for _, j := range sc.serverOnly {
 			all = append(all, j.DeepCopy())
 		}
-		server = fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(testRESTMapper()).
-			WithObjectTracker(clienttesting.NewObjectTracker(testScheme(), testCodecs().UniversalDecoder())).
+		server = fake.NewClientBuilder().WithScheme(Scheme()).WithRESTMapper(RESTMapper()).
+			WithObjectTracker(clienttesting.NewObjectTracker(Scheme(), Codecs().UniversalDecoder())).
 			WithObjects(all...).Build()
 	}
 
@@ -239,32 +238,6 @@ func steadyStatus(cj *cronjobv1.CronJob) {
 		cj.Status.Conditions = []metav1.Condition{{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue,
 			Reason: reason, Message: msg, ObservedGeneration: cj.Generation, LastTransitionTime: cj.CreationTimestamp}}
 	}
-}
-
-// cronJobOf returns the CronJob w builds, or Hourly()'s when w is nil.
-func cronJobOf(w *builders.CronJobWrapper) *cronjobv1.CronJob {
-	if w == nil {
-		w = Hourly()
-	}
-	return w.Obj()
-}
-
-// hourlyJob is the Job of the CronJob "hourly" for the run scheduled at `slot`, as the controller creates
-// it (name, scheduled-at annotation, controller owner reference), with the UID "uid-<name>", created and
-// started at `slot`: to the controller, a running Job.
-func hourlyJob(slot time.Time) *builders.JobWrapper {
-	return builders.MakeJob(name(slot), Namespace).Label("app", "hourly").OwnedBy(Hourly().Obj()).
-		ScheduledAt(slot.UTC()).UID(types.UID("uid-" + name(slot))).CreationTimestamp(slot).StartedAt(slot)
-}
-
-// Jobs of the CronJob "hourly", named for their scheduled time, created and started at that time; a
-// finished one finishes a minute later.
-func runningJob(slot time.Time) *batchv1.Job { return hourlyJob(slot).Obj() }
-func doneJob(slot time.Time) *batchv1.Job {
-	return hourlyJob(slot).Succeeded(slot.Add(time.Minute)).Obj()
-}
-func failedJob(slot time.Time) *batchv1.Job {
-	return hourlyJob(slot).Failed(slot.Add(time.Minute)).Obj()
 }
 
 // jobFaults injects err into every call of verb ("get" or "delete") on a Job; other calls go through.

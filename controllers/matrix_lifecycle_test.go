@@ -29,18 +29,18 @@ func TestMatrixSuspendAndDelete(t *testing.T) {
 			want: outcome{Ready: suspended},
 		},
 		"prev ran but done, is time, suspended: the completion is tracked": {
-			cronJob: Hourly().Suspend().LastScheduleTime(PriorHour).Active(doneJob(PriorHour)), jobs: jobsOf(doneJob(PriorHour)), now: IsTime,
+			cronJob: Hourly().Suspend().LastScheduleTime(PriorHour).Active(DoneJob(PriorHour)), jobs: jobsOf(DoneJob(PriorHour)), now: IsTime,
 			want: outcome{LastSchedule: TimePtr(PriorHour), LastSuccessful: TimePtr(HM(9, 1)), Events: []string{evSawCompleted},
 				StatusWrites: 1, Ready: suspended},
 		},
 		"still active, is time, suspended, Replace: the active Job is left alone": {
-			cronJob: Hourly().Suspend().Replace().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)), jobs: jobsOf(runningJob(PriorHour)), now: IsTime,
-			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour), Ready: suspended},
+			cronJob: Hourly().Suspend().Replace().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)), jobs: jobsOf(RunningJob(PriorHour)), now: IsTime,
+			want: outcome{Active: []string{JobName(PriorHour)}, LastSchedule: TimePtr(PriorHour), Ready: suspended},
 		},
 		"still active, is time, suspended, Forbid: no JobAlreadyActive": {
-			cronJob: Hourly().Suspend().Forbid().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
-			jobs:    jobsOf(runningJob(PriorHour)), now: IsTime,
-			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour), Ready: suspended},
+			cronJob: Hourly().Suspend().Forbid().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)),
+			jobs:    jobsOf(RunningJob(PriorHour)), now: IsTime,
+			want: outcome{Active: []string{JobName(PriorHour)}, LastSchedule: TimePtr(PriorHour), Ready: suspended},
 		},
 		"a week late, suspended: no TooManyMissedTimes": {
 			cronJob: Hourly().Suspend().LastScheduleTime(PriorHour), now: WeekLate,
@@ -51,8 +51,8 @@ func TestMatrixSuspendAndDelete(t *testing.T) {
 			want: outcome{LastSchedule: TimePtr(PriorHour), Ready: suspended},
 		},
 		"suspended: history still pruned": {
-			cronJob: Hourly().Suspend().HistoryLimits(0, 0).LastScheduleTime(PriorHour), jobs: jobsOf(doneJob(HM(8, 0)), failedJob(PriorHour)), now: IsTime,
-			want: outcome{Deleted: []string{name(HM(8, 0)), name(PriorHour)}, LastSchedule: TimePtr(PriorHour),
+			cronJob: Hourly().Suspend().HistoryLimits(0, 0).LastScheduleTime(PriorHour), jobs: jobsOf(DoneJob(HM(8, 0)), FailedJob(PriorHour)), now: IsTime,
+			want: outcome{Deleted: []string{JobName(HM(8, 0)), JobName(PriorHour)}, LastSchedule: TimePtr(PriorHour),
 				LastSuccessful: TimePtr(HM(8, 1)), LastFailure: TimePtr(HM(9, 1)), Events: []string{evDeleted, evDeleted},
 				StatusWrites: 1, Ready: suspended},
 		},
@@ -75,21 +75,21 @@ func TestMatrixSuspendAndDelete(t *testing.T) {
 			want: outcome{Ready: scheduled},
 		},
 		"prev ran but done, is time, being deleted: the completion is tracked": {
-			cronJob: Hourly().Finalizers("example.com/hold").DeletionTimestamp(TopOfTheHour).LastScheduleTime(PriorHour).Active(doneJob(PriorHour)), jobs: jobsOf(doneJob(PriorHour)), now: IsTime,
+			cronJob: Hourly().Finalizers("example.com/hold").DeletionTimestamp(TopOfTheHour).LastScheduleTime(PriorHour).Active(DoneJob(PriorHour)), jobs: jobsOf(DoneJob(PriorHour)), now: IsTime,
 			want: outcome{LastSchedule: TimePtr(PriorHour), LastSuccessful: TimePtr(HM(9, 1)), Events: []string{evSawCompleted},
 				StatusWrites: 1, Ready: scheduled},
 		},
 		"still active, is time, being deleted, Replace: the active Job is left to the garbage collector": {
-			cronJob: Hourly().Finalizers("example.com/hold").DeletionTimestamp(TopOfTheHour).Replace().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)), jobs: jobsOf(runningJob(PriorHour)), now: IsTime,
-			want: outcome{Active: []string{name(PriorHour)}, LastSchedule: TimePtr(PriorHour), Ready: scheduled},
+			cronJob: Hourly().Finalizers("example.com/hold").DeletionTimestamp(TopOfTheHour).Replace().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)), jobs: jobsOf(RunningJob(PriorHour)), now: IsTime,
+			want: outcome{Active: []string{JobName(PriorHour)}, LastSchedule: TimePtr(PriorHour), Ready: scheduled},
 		},
 		"a week late, being deleted: no TooManyMissedTimes": {
 			cronJob: Hourly().Finalizers("example.com/hold").DeletionTimestamp(TopOfTheHour).LastScheduleTime(PriorHour), now: WeekLate,
 			want: outcome{LastSchedule: TimePtr(PriorHour), Ready: scheduled},
 		},
 		"being deleted: history still pruned": {
-			cronJob: Hourly().Finalizers("example.com/hold").DeletionTimestamp(TopOfTheHour).HistoryLimits(0, 0).LastScheduleTime(PriorHour), jobs: jobsOf(doneJob(HM(8, 0))), now: IsTime,
-			want: outcome{Deleted: []string{name(HM(8, 0))}, LastSchedule: TimePtr(PriorHour), LastSuccessful: TimePtr(HM(8, 1)),
+			cronJob: Hourly().Finalizers("example.com/hold").DeletionTimestamp(TopOfTheHour).HistoryLimits(0, 0).LastScheduleTime(PriorHour), jobs: jobsOf(DoneJob(HM(8, 0))), now: IsTime,
+			want: outcome{Deleted: []string{JobName(HM(8, 0))}, LastSchedule: TimePtr(PriorHour), LastSuccessful: TimePtr(HM(8, 1)),
 				Events: []string{evDeleted}, StatusWrites: 1, Ready: scheduled},
 		},
 		"being deleted with an unparseable schedule: no warning": {
@@ -109,26 +109,26 @@ func TestMatrixSuspendAndDelete(t *testing.T) {
 func TestMatrixClockBackwards(t *testing.T) {
 	const pad = schedule.RequeuePadding
 	scheduled := cronjobv1.ReasonScheduled
-	jobFromTheFuture := hourlyJob(TopOfTheHour).CreationTimestamp(TopOfTheHour.Add(30 * time.Second)).
+	jobFromTheFuture := HourlyJob(TopOfTheHour).CreationTimestamp(TopOfTheHour.Add(30 * time.Second)).
 		StartedAt(TopOfTheHour.Add(30 * time.Second)).Obj()
 	yearBack := TopOfTheHour.AddDate(-1, 0, 0)
 
 	runMatrix(t, map[string]scenario{
 		"prev ran but done, clock before lastScheduleTime, Forbid (batch/v1: time drifted back)": {
-			cronJob: Hourly().Forbid().LastScheduleTime(TopOfTheHour).Active(doneJob(TopOfTheHour)),
-			jobs:    jobsOf(doneJob(TopOfTheHour)), now: BeforeHour,
+			cronJob: Hourly().Forbid().LastScheduleTime(TopOfTheHour).Active(DoneJob(TopOfTheHour)),
+			jobs:    jobsOf(DoneJob(TopOfTheHour)), now: BeforeHour,
 			want: outcome{LastSchedule: TimePtr(TopOfTheHour), LastSuccessful: TimePtr(MinLate), Events: []string{evSawCompleted},
 				StatusWrites: 1, Ready: scheduled, Requeue: 61*time.Minute + pad},
 		},
 		"still active, clock before lastScheduleTime, Allow": {
-			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Active(runningJob(TopOfTheHour)), jobs: jobsOf(runningJob(TopOfTheHour)), now: BeforeHour,
-			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), Ready: scheduled,
+			cronJob: Hourly().LastScheduleTime(TopOfTheHour).Active(RunningJob(TopOfTheHour)), jobs: jobsOf(RunningJob(TopOfTheHour)), now: BeforeHour,
+			want: outcome{Active: []string{JobName(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), Ready: scheduled,
 				Requeue: 61*time.Minute + pad},
 		},
 		"still active, clock before the Job's creation, Replace: the Job is not replaced": {
 			cronJob: Hourly().Replace().LastScheduleTime(TopOfTheHour).Active(jobFromTheFuture),
 			jobs:    jobsOf(jobFromTheFuture), now: TopOfTheHour.Add(10 * time.Second),
-			want: outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), Ready: scheduled,
+			want: outcome{Active: []string{JobName(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), Ready: scheduled,
 				Requeue: time.Hour - 10*time.Second + pad},
 		},
 		"never ran, clock before the CronJob's creation": {
@@ -179,7 +179,7 @@ func TestMatrixScheduleChanges(t *testing.T) {
 		},
 		"resumed at 09:30: the first run after the resume starts": {
 			cronJob: Hourly().LastScheduleTime(PriorHour).ObservedSchedule(observed("0 * * * *", false, HM(9, 30))).Condition(readyTrue(scheduled, "")), now: IsTime,
-			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
+			want: outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{JobName(TopOfTheHour)},
 				LastSchedule: TimePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
 				Requeue: time.Hour - 5*time.Second + pad},
 		},

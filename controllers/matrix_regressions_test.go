@@ -15,10 +15,10 @@ import (
 func TestMatrixRegressions(t *testing.T) {
 	const pad = schedule.RequeuePadding
 	scheduled := cronjobv1.ReasonScheduled
-	startsOnTime := outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{name(TopOfTheHour)},
+	startsOnTime := outcome{Created: []createdJob{newRun(TopOfTheHour)}, Active: []string{JobName(TopOfTheHour)},
 		LastSchedule: TimePtr(TopOfTheHour), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled,
 		Requeue: time.Hour - 5*time.Second + pad}
-	adopted := outcome{Active: []string{name(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), StatusWrites: 1,
+	adopted := outcome{Active: []string{JobName(TopOfTheHour)}, LastSchedule: TimePtr(TopOfTheHour), StatusWrites: 1,
 		Ready: scheduled, Requeue: 59*time.Minute + pad}
 
 	runMatrix(t, map[string]scenario{
@@ -42,13 +42,13 @@ func TestMatrixRegressions(t *testing.T) {
 		// status written by someone else (hand edit, restore) is this inconsistent: the controller writes
 		// status.active and lastScheduleTime in one patch. Allow adopts it correctly (create meets AlreadyExists).
 		"the 10:00 Job is in status.active, not in the cache, lastScheduleTime 09:00, a minute late, Replace: adopted (was: deleted and created again)": {
-			cronJob:    Hourly().Replace().LastScheduleTime(PriorHour).Active(runningJob(TopOfTheHour)),
-			serverOnly: jobsOf(runningJob(TopOfTheHour)), now: MinLate,
+			cronJob:    Hourly().Replace().LastScheduleTime(PriorHour).Active(RunningJob(TopOfTheHour)),
+			serverOnly: jobsOf(RunningJob(TopOfTheHour)), now: MinLate,
 			want: adopted,
 		},
 		"the 10:00 Job is in status.active, not in the cache, lastScheduleTime 09:00, a minute late, Forbid: adopted (was: JobAlreadyActive)": {
-			cronJob:    Hourly().Forbid().LastScheduleTime(PriorHour).Active(runningJob(TopOfTheHour)),
-			serverOnly: jobsOf(runningJob(TopOfTheHour)), now: MinLate,
+			cronJob:    Hourly().Forbid().LastScheduleTime(PriorHour).Active(RunningJob(TopOfTheHour)),
+			serverOnly: jobsOf(RunningJob(TopOfTheHour)), now: MinLate,
 			want: adopted,
 		},
 	})

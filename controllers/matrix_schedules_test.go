@@ -23,7 +23,7 @@ func TestMatrixNeverFiresAndIrregular(t *testing.T) {
 	// "30 10,11,12 * * 1-5" runs at 10:30, 11:30 and 12:30 on weekdays; 2026-03-06 is a Friday.
 	hourList := "30 10,11,12 * * 1-5"
 	startsAt := func(slot time.Time, requeue time.Duration, events ...string) outcome {
-		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{name(slot)}, LastSchedule: TimePtr(slot),
+		return outcome{Created: []createdJob{newRun(slot)}, Active: []string{JobName(slot)}, LastSchedule: TimePtr(slot),
 			Events: append(events, evCreated), StatusWrites: 1, Ready: scheduled, Requeue: requeue}
 	}
 
@@ -155,7 +155,7 @@ func timeZoneCases() map[string]scenario {
 	berlin, nineDaily := "Europe/Berlin", "0 9 * * *"
 	yesterday := at("2026-03-01T12:00:00Z")
 	starts := func(slot time.Time, scheduledAt string, requeue time.Duration) outcome {
-		return outcome{Created: []createdJob{{Name: name(slot), ScheduledAt: scheduledAt}}, Active: []string{name(slot)},
+		return outcome{Created: []createdJob{{Name: JobName(slot), ScheduledAt: scheduledAt}}, Active: []string{JobName(slot)},
 			LastSchedule: TimePtr(slot), Events: []string{evCreated}, StatusWrites: 1, Ready: scheduled, Requeue: requeue}
 	}
 	refused := func(event, reason string) outcome {

@@ -58,9 +58,9 @@ func TestMatrixHistoryTimePolicy(t *testing.T) {
 						sc.cronJob.StartingDeadlineSeconds(*d.seconds)
 					}
 					if h.ran {
-						job := doneJob(PriorHour)
+						job := DoneJob(PriorHour)
 						if h.active {
-							job = runningJob(PriorHour)
+							job = RunningJob(PriorHour)
 						}
 						sc.cronJob.LastScheduleTime(PriorHour).Active(job)
 						sc.jobs = append(sc.jobs, job)
@@ -116,7 +116,7 @@ func hourlyRules(h matrixHistory, now time.Time, deadline *int64, p cronjobv1.Co
 	if h.ran {
 		want.LastSchedule = TimePtr(PriorHour)
 		if h.active {
-			active = []string{name(PriorHour)}
+			active = []string{JobName(PriorHour)}
 		} else {
 			want.Events = append(want.Events, evSawCompleted)
 			want.LastSuccessful = TimePtr(PriorHour.Add(time.Minute))
@@ -151,7 +151,7 @@ func hourlyRules(h matrixHistory, now time.Time, deadline *int64, p cronjobv1.Co
 		}
 		want.Created = []createdJob{newRun(slot)}
 		want.Events = append(want.Events, evCreated)
-		active = append(active, name(slot))
+		active = append(active, JobName(slot))
 		want.LastSchedule = TimePtr(slot)
 		changed = true
 	}

@@ -3,17 +3,15 @@ package controllers
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
-	dto "github.com/prometheus/client_model/go"
 	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -24,20 +22,21 @@ import (
 // counts is what the counters say, by "metric{label}" (label values only).
 type counts map[string]float64
 
-func (m *Metrics) counts() counts {
+func countsOf(m *metrics.Metrics) counts {
+	cs := m.Collectors()
 	c := counts{
-		"create_failures": testutil.ToFloat64(m.createFailures),
-		"skew_samples":    float64(histogramCount(m.skew)),
+		"create_failures": MetricValue(cs, metrics.MetricJobCreateFailures, ""),
+		"skew_samples":    MetricValue(cs, metrics.MetricJobCreationSkew, ""),
 	}
-	for _, t := range []string{TriggerSchedule, TriggerCatchUp, TriggerQueued} {
-		c["started{"+t+"}"] = testutil.ToFloat64(m.started.WithLabelValues(t))
+	for _, t := range []string{metrics.TriggerSchedule, metrics.TriggerCatchUp, metrics.TriggerQueued} {
+		c["started{"+t+"}"] = MetricValue(cs, metrics.MetricRunsStarted, t)
 	}
-	for _, r := range []string{MissedPastDeadline, MissedTooMany, MissedSuperseded, MissedForbid, MissedMaxActive,
-		MissedQueueFull, MissedQueueExpired} {
-		c["missed{"+r+"}"] = testutil.ToFloat64(m.missed.WithLabelValues(r))
+	for _, r := range []string{metrics.MissedPastDeadline, metrics.MissedTooMany, metrics.MissedSuperseded, metrics.MissedForbid,
+		metrics.MissedMaxActive, metrics.MissedQueueFull, metrics.MissedQueueExpired} {
+		c["missed{"+r+"}"] = MetricValue(cs, metrics.MetricRunsMissed, r)
 	}
-	for _, r := range []string{DeletedHistory, DeletedReplace} {
-		c["deleted{"+r+"}"] = testutil.ToFloat64(m.deleted.WithLabelValues(r))
+	for _, r := range []string{metrics.DeletedHistory, metrics.DeletedReplace} {
+		c["deleted{"+r+"}"] = MetricValue(cs, metrics.MetricJobsDeleted, r)
 	}
 	return c
 }
@@ -51,16 +50,6 @@ func (c counts) nonZero() counts {
 		}
 	}
 	return out
-}
-
-func histogramCount(h prometheus.Histogram) uint64 { return histogramOf(h).GetSampleCount() }
-
-func histogramOf(h prometheus.Histogram) *dto.Histogram {
-	var m dto.Metric
-	if err := h.Write(&m); err != nil {
-		panic(err)
-	}
-	return m.GetHistogram()
 }
 
 // TestMetricsCountEachRunOnce reconciles each case at the instants given, on the fake clock, and checks
@@ -117,8 +106,8 @@ func TestMetricsCountEachRunOnce(t *testing.T) {
 		want:    counts{"missed{past_deadline}": 1},
 	}, {
 		name:    "a run skipped by Forbid is counted once, when first skipped",
-		cronJob: Hourly().Forbid().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
-		jobs:    []*batchv1.Job{runningJob(PriorHour)},
+		cronJob: Hourly().Forbid().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)),
+		jobs:    []*batchv1.Job{RunningJob(PriorHour)},
 		at:      []time.Time{TopOfTheHour.Add(time.Second), TopOfTheHour.Add(time.Minute)},
 		want:    counts{"missed{forbid}": 1},
 	}, {
@@ -135,20 +124,20 @@ func TestMetricsCountEachRunOnce(t *testing.T) {
 		skew:    2*time.Hour + time.Hour + 3*5*time.Second, // 08:00, 09:00 and 10:00, each seen at 10:00:05
 	}, {
 		name:    "Enqueue: a queued run that starts counts as queued, without a skew sample",
-		cronJob: Hourly().Enqueue().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)).Queued(TopOfTheHour),
-		jobs:    []*batchv1.Job{doneJob(PriorHour)},
+		cronJob: Hourly().Enqueue().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)).Queued(TopOfTheHour),
+		jobs:    []*batchv1.Job{DoneJob(PriorHour)},
 		at:      []time.Time{HM(10, 30), HM(10, 31)},
 		want:    counts{"started{queued}": 1},
 	}, {
 		name:    "Enqueue: a full queue counts the run once, and the queued run past its deadline once",
-		cronJob: Hourly().Enqueue().MaxQueuedRuns(1).StartingDeadlineSeconds(7200).LastScheduleTime(PriorHour).Active(runningJob(PriorHour)).Queued(TopOfTheHour),
-		jobs:    []*batchv1.Job{runningJob(PriorHour)},
+		cronJob: Hourly().Enqueue().MaxQueuedRuns(1).StartingDeadlineSeconds(7200).LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)).Queued(TopOfTheHour),
+		jobs:    []*batchv1.Job{RunningJob(PriorHour)},
 		at:      []time.Time{HM(11, 0).Add(5 * time.Second), HM(11, 30), HM(12, 0).Add(6 * time.Second)},
 		want:    counts{"missed{queue_full}": 1, "missed{queue_expired}": 1},
 	}, {
 		name:    "Allow with maxActiveJobs 1 and a Job running: counted once as max_active",
-		cronJob: Hourly().MaxActiveJobs(1).LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
-		jobs:    []*batchv1.Job{runningJob(PriorHour)},
+		cronJob: Hourly().MaxActiveJobs(1).LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)),
+		jobs:    []*batchv1.Job{RunningJob(PriorHour)},
 		at:      []time.Time{TopOfTheHour.Add(time.Second), TopOfTheHour.Add(time.Minute)},
 		want:    counts{"missed{max_active}": 1},
 	}, {
@@ -159,58 +148,37 @@ func TestMetricsCountEachRunOnce(t *testing.T) {
 	}, {
 		name:    "finished Jobs beyond the history limit count as history deletes",
 		cronJob: Hourly().HistoryLimits(1, 1).LastScheduleTime(PriorHour),
-		jobs:    []*batchv1.Job{doneJob(PriorHour.Add(-2 * time.Hour)), doneJob(PriorHour.Add(-time.Hour)), doneJob(PriorHour)},
+		jobs:    []*batchv1.Job{DoneJob(PriorHour.Add(-2 * time.Hour)), DoneJob(PriorHour.Add(-time.Hour)), DoneJob(PriorHour)},
 		at:      []time.Time{TopOfTheHour.Add(-time.Minute), TopOfTheHour.Add(-30 * time.Second)},
 		want:    counts{"deleted{history}": 2},
 	}, {
 		name:    "Replace deletes the active Job: one replace delete, one run started",
-		cronJob: Hourly().Replace().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
-		jobs:    []*batchv1.Job{runningJob(PriorHour)},
+		cronJob: Hourly().Replace().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)),
+		jobs:    []*batchv1.Job{RunningJob(PriorHour)},
 		at:      []time.Time{TopOfTheHour.Add(-time.Minute), TopOfTheHour.Add(time.Second)},
 		want:    counts{"deleted{replace}": 1, "started{schedule}": 1, "skew_samples": 1},
 		skew:    time.Second,
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			objs := []client.Object{cronJobOf(tc.cronJob)}
+			objs := []client.Object{CronJobOf(tc.cronJob)}
 			for _, j := range tc.jobs {
 				objs = append(objs, j)
 			}
 			f := newFixture(t, tc.at[0], tc.funcs, objs...)
-			f.r.Metrics = NewMetrics()
+			f.r.Metrics = metrics.NewMetrics()
 			for _, at := range tc.at {
 				f.setTime(at)
 				_, _ = f.reconcile(t) // errors are part of some cases; the counters say what happened
 			}
-			if diff := cmp.Diff(tc.want, f.r.Metrics.counts().nonZero()); diff != "" {
+			if diff := cmp.Diff(tc.want, countsOf(f.r.Metrics).nonZero()); diff != "" {
 				t.Errorf("counters (-want +got):\n%s", diff)
 			}
 			if tc.skew != 0 {
-				if got := histogramOf(f.r.Metrics.skew).GetSampleSum(); got != tc.skew.Seconds() {
+				if got := MetricValue(f.r.Metrics.Collectors(), metrics.MetricJobCreationSkew+"_sum", ""); got != tc.skew.Seconds() {
 					t.Errorf("skew sum: got %v s, want %v s", got, tc.skew.Seconds())
 				}
 			}
 		})
-	}
-}
-
-func TestMetricNamesAreTheRegisteredOnes(t *testing.T) {
-	var got []string
-	for _, c := range NewMetrics().Collectors() {
-		ch := make(chan *prometheus.Desc, 20)
-		c.Describe(ch)
-		close(ch)
-		for d := range ch {
-			s := d.String()
-			_, rest, _ := strings.Cut(s, `fqName: "`)
-			name, _, _ := strings.Cut(rest, `"`)
-			got = append(got, name)
-		}
-	}
-	for _, f := range stateFamilies {
-		got = append(got, f.name)
-	}
-	if diff := cmp.Diff(MetricNames(), got); diff != "" {
-		t.Errorf("MetricNames (-listed +described):\n%s", diff)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
@@ -59,7 +61,7 @@ func (s *syncer) serveQueue(ctx context.Context, loc *time.Location) (failure st
 	}
 	switch s.out.Run {
 	case RunCreated:
-		s.r.Metrics.queuedRunStarted()
+		s.r.Metrics.QueuedRunStarted()
 		fallthrough
 	case RunAdopted:
 		s.cj.Status.Queued = kept[1:]
@@ -86,7 +88,7 @@ func (s *syncer) dropQueue(loc *time.Location, why string) {
 func (s *syncer) dropQueued(scheduled time.Time, loc *time.Location, why string) {
 	s.event(corev1.EventTypeWarning, ReasonQueuedRunExpired, "Schedule", "Dropped the queued run scheduled at %s: %s",
 		scheduled.In(loc).Format(time.RFC3339), why)
-	s.r.Metrics.runsMissed(MissedQueueExpired, 1)
+	s.r.Metrics.RunsMissed(metrics.MissedQueueExpired, 1)
 }
 
 // enqueue queues the run scheduled at `scheduled` in status.queued (RunQueued), or, when the queue holds
@@ -99,7 +101,7 @@ func (s *syncer) enqueue(scheduled time.Time, loc *time.Location) {
 		s.out.Run = RunSkipped
 		if s.warnOnce(ReasonQueueFull, slotCause(scheduled), "Schedule",
 			"Not queueing the run scheduled at %s: %d runs are queued, spec.maxQueuedRuns", scheduled.In(loc).Format(time.RFC3339), limit) {
-			s.r.Metrics.runsMissed(MissedQueueFull, 1)
+			s.r.Metrics.RunsMissed(metrics.MissedQueueFull, 1)
 		}
 		return
 	}

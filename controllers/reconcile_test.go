@@ -5,55 +5,23 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
-
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	clienttesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
 	clocktesting "k8s.io/utils/clock/testing"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
-
-// testScheme is built once: registering every client-go type is the slowest part of building a fixture.
-var testScheme = sync.OnceValue(func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(s))
-	utilruntime.Must(cronjobv1.AddToScheme(s))
-	return s
-})
-
-// testCodecs decodes for the fake client's object tracker, built once.
-var testCodecs = sync.OnceValue(func() serializer.CodecFactory { return serializer.NewCodecFactory(testScheme()) })
-
-// testRESTMapper is built once too: without it the fake client builds a mapper of every scheme type.
-var testRESTMapper = sync.OnceValue(func() meta.RESTMapper {
-	m := meta.NewDefaultRESTMapper(nil)
-	m.Add(batchv1.SchemeGroupVersion.WithKind("Job"), meta.RESTScopeNamespace)
-	m.Add(cronjobv1.GroupVersion.WithKind("CronJob"), meta.RESTScopeNamespace)
-	m.Add(cronjobv1.GroupVersion.WithKind("CronJobRun"), meta.RESTScopeNamespace)
-	return m
-})
 
 // fixture is a reconciler on a fake client, a fake clock and a fake event recorder.
 type fixture struct {
@@ -68,19 +36,7 @@ type fixture struct {
 // controller does not use server-side apply.
 func newFixture(t *testing.T, now time.Time, funcs interceptor.Funcs, objs ...client.Object) *fixture {
 	t.Helper()
-	create := funcs.Create
-	funcs.Create = func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-		obj.SetUID(types.UID("uid-" + obj.GetName()))
-		if create != nil {
-			return create(ctx, c, obj, opts...)
-		}
-		return c.Create(ctx, obj, opts...)
-	}
-	c := fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(testRESTMapper()).
-		WithObjectTracker(clienttesting.NewObjectTracker(testScheme(), testCodecs().UniversalDecoder())).WithObjects(objs...).
-		WithStatusSubresource(&cronjobv1.CronJob{}).
-		WithIndex(&batchv1.Job{}, index.JobOwnerKey, index.JobOwner).
-		WithInterceptorFuncs(funcs).Build()
+	c := FakeClient(nil, funcs, objs...)
 	rec := events.NewFakeRecorder(100)
 	return &fixture{client: c, recorder: rec, r: &CronJobReconciler{
 		Client: c, APIReader: c, Scheme: c.Scheme(), Clock: clocktesting.NewFakePassiveClock(now), Recorder: rec,
@@ -130,8 +86,6 @@ func (f *fixture) cronJob(t *testing.T) *cronjobv1.CronJob {
 	return &cj
 }
 
-func name(t time.Time) string { return jobs.Name("hourly", t) }
-
 func TestReconcileStatusConflictRequeuesQuietly(t *testing.T) {
 	cj := Hourly().Obj()
 	f := newFixture(t, TopOfTheHour.Add(2*time.Second), interceptor.Funcs{
@@ -148,7 +102,7 @@ func TestReconcileStatusConflictRequeuesQuietly(t *testing.T) {
 		t.Errorf("Outcome = %+v, want a conflicted status write, requeued", out)
 	}
 	// The Job was created; the next reconcile adopts it by name instead of creating another.
-	if diff := cmp.Diff([]string{name(TopOfTheHour)}, f.jobNames(t)); diff != "" {
+	if diff := cmp.Diff([]string{JobName(TopOfTheHour)}, f.jobNames(t)); diff != "" {
 		t.Errorf("Jobs (-want,+got):\n%s", diff)
 	}
 }

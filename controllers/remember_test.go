@@ -128,11 +128,11 @@ func (c countingReader) Get(ctx context.Context, key client.ObjectKey, obj clien
 // GET and one FailedCreate, then nothing more on later reconciles until that Job changes or goes (the watch
 // maps its events to the CronJob) or the CronJob's spec changes; then the run is tried again, and starts.
 func TestBlockedRun(t *testing.T) {
-	stranger := runningJob(TopOfTheHour)
+	stranger := RunningJob(TopOfTheHour)
 	stranger.OwnerReferences = nil
 	stranger.UID = "stranger-uid"
 	// A Job of ours whose events trigger reconciles.
-	ours := runningJob(PriorHour)
+	ours := RunningJob(PriorHour)
 
 	setup := func(t *testing.T) (*fixture, *calls) {
 		t.Helper()
@@ -253,25 +253,25 @@ func TestReconcileOutcome(t *testing.T) {
 	}{
 		"is time: the run's Job created, status written, requeued for 11:00": {
 			now:  IsTime,
-			want: Outcome{Run: RunCreated, Scheduled: TopOfTheHour, Job: name(TopOfTheHour), Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + schedule.RequeuePadding},
+			want: Outcome{Run: RunCreated, Scheduled: TopOfTheHour, Job: JobName(TopOfTheHour), Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + schedule.RequeuePadding},
 		},
 		"is time, the status write conflicts: the Job created, requeued shortly, no error": {
 			funcs: conflict, now: IsTime,
-			want: Outcome{Run: RunCreated, Scheduled: TopOfTheHour, Job: name(TopOfTheHour), Status: StatusConflicted, RequeueAfter: conflictRequeueDelay},
+			want: Outcome{Run: RunCreated, Scheduled: TopOfTheHour, Job: JobName(TopOfTheHour), Status: StatusConflicted, RequeueAfter: conflictRequeueDelay},
 		},
 		"is time, the run's Job exists already: adopted": {
-			jobs: []client.Object{runningJob(TopOfTheHour)}, now: IsTime,
-			want: Outcome{Run: RunAdopted, Scheduled: TopOfTheHour, Job: name(TopOfTheHour), Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + schedule.RequeuePadding},
+			jobs: []client.Object{RunningJob(TopOfTheHour)}, now: IsTime,
+			want: Outcome{Run: RunAdopted, Scheduled: TopOfTheHour, Job: JobName(TopOfTheHour), Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + schedule.RequeuePadding},
 		},
 		"is time, Forbid, the 09:00 Job active: skipped": {
-			cronJob: Hourly().Forbid().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
-			jobs:    []client.Object{runningJob(PriorHour)}, now: IsTime,
-			want: Outcome{Status: StatusWritten, Run: RunSkipped, Scheduled: TopOfTheHour, Job: name(TopOfTheHour), RequeueAfter: time.Hour - 5*time.Second + schedule.RequeuePadding},
+			cronJob: Hourly().Forbid().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)),
+			jobs:    []client.Object{RunningJob(PriorHour)}, now: IsTime,
+			want: Outcome{Status: StatusWritten, Run: RunSkipped, Scheduled: TopOfTheHour, Job: JobName(TopOfTheHour), RequeueAfter: time.Hour - 5*time.Second + schedule.RequeuePadding},
 		},
 		"is time, Replace, the 09:00 Job active: deleted, the run's Job created": {
-			cronJob: Hourly().Replace().LastScheduleTime(PriorHour).Active(runningJob(PriorHour)),
-			jobs:    []client.Object{runningJob(PriorHour)}, now: IsTime,
-			want: Outcome{Run: RunCreated, Scheduled: TopOfTheHour, Job: name(TopOfTheHour), Deleted: []string{name(PriorHour)},
+			cronJob: Hourly().Replace().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)),
+			jobs:    []client.Object{RunningJob(PriorHour)}, now: IsTime,
+			want: Outcome{Run: RunCreated, Scheduled: TopOfTheHour, Job: JobName(TopOfTheHour), Deleted: []string{JobName(PriorHour)},
 				Status: StatusWritten, RequeueAfter: time.Hour - 5*time.Second + schedule.RequeuePadding},
 		},
 		"not time yet, nothing changed: nothing due, nothing written": {
@@ -281,7 +281,7 @@ func TestReconcileOutcome(t *testing.T) {
 	}
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
-			cj := cronJobOf(tc.cronJob)
+			cj := CronJobOf(tc.cronJob)
 			steadyStatus(cj)
 			f := newFixture(t, tc.now, tc.funcs, append([]client.Object{cj}, tc.jobs...)...)
 			var observed []Outcome

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -75,8 +77,8 @@ func (c *Controller) WebhooksRegistered() <-chan struct{} { return c.registered 
 //     owns a Job that already exists; when was the schedule edited);
 //   - the controller: it watches CronJobs (spec changes only) and the Jobs they control;
 //   - the CronJobRun controller (manual runs, setupCronJobRuns), on the same clock, recorder and metrics;
-//   - the metrics (metrics.go): the counters and the skew histogram of DefaultMetrics on controller-runtime's
-//     registry (/metrics), and the per-CronJob state on the metrics server's StateMetricsPath, served while
+//   - the metrics (metrics.go): the counters and the skew histogram of metrics.DefaultMetrics on controller-runtime's
+//     registry (/metrics), and the per-CronJob state on the metrics server's metrics.StatePath, served while
 //     this replica is the leader (state_metrics.go);
 //   - the admission webhooks, when opts.Webhooks is set.
 //
@@ -95,7 +97,7 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 		Clock:       opts.Clock,
 		Recorder:    recorder,
 		OnReconcile: opts.OnReconcile,
-		Metrics:     DefaultMetrics(),
+		Metrics:     metrics.DefaultMetrics(),
 	}
 	if err := index.Setup(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return nil, err
@@ -126,11 +128,11 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 		return nil, err
 	}
 	// The per-CronJob state metrics, from the cache, on their own path, while this replica leads.
-	state := newStateMetrics(cachedCronJobs(mgr.GetCache()), mgr.GetLogger().WithName("state-metrics"))
+	state := metrics.NewState(metrics.CachedCronJobs(mgr.GetCache()), mgr.GetLogger().WithName("state-metrics"))
 	if err := mgr.Add(state); err != nil {
 		return nil, fmt.Errorf("adding the state metrics: %w", err)
 	}
-	if err := mgr.AddMetricsServerExtraHandler(StateMetricsPath, state); err != nil {
+	if err := mgr.AddMetricsServerExtraHandler(metrics.StatePath, state); err != nil {
 		return nil, fmt.Errorf("serving the state metrics: %w", err)
 	}
 	c := &Controller{mgr: mgr, recorder: recorder, registered: make(chan struct{})}

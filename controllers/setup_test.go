@@ -68,11 +68,11 @@ func newSetupRig(t *testing.T, g gomega.Gomega, now time.Time, webhooks *Webhook
 func newSetupRigWith(t *testing.T, g gomega.Gomega, now time.Time, webhooks *WebhookOptions, mutate func(*manager.Options), objs ...client.Object) *setupRig {
 	t.Helper()
 	rig := &setupRig{
-		client: fake.NewClientBuilder().WithScheme(testScheme()).WithRESTMapper(testRESTMapper()).
-			WithObjectTracker(clienttesting.NewObjectTracker(testScheme(), testCodecs().UniversalDecoder())).
+		client: fake.NewClientBuilder().WithScheme(Scheme()).WithRESTMapper(RESTMapper()).
+			WithObjectTracker(clienttesting.NewObjectTracker(Scheme(), Codecs().UniversalDecoder())).
 			WithObjects(objs...).WithStatusSubresource(&cronjobv1.CronJob{}).
 			WithIndex(&batchv1.Job{}, index.JobOwnerKey, index.JobOwner).Build(),
-		informers: &informertest.FakeInformers{Scheme: testScheme(), InformersByGVK: map[schema.GroupVersionKind]toolscache.SharedIndexInformer{
+		informers: &informertest.FakeInformers{Scheme: Scheme(), InformersByGVK: map[schema.GroupVersionKind]toolscache.SharedIndexInformer{
 			cronjobv1.GroupVersion.WithKind("CronJob"): newHandledInformer(),
 			batchv1.SchemeGroupVersion.WithKind("Job"): newHandledInformer(),
 			// The CronJobRun controller's (setupCronJobRuns).
@@ -85,12 +85,12 @@ func newSetupRigWith(t *testing.T, g gomega.Gomega, now time.Time, webhooks *Web
 	// Nothing listens there: the event recorder's writes fail, which Events allow (best effort).
 	cfg := &rest.Config{Host: "http://127.0.0.1:1"}
 	opts := manager.Options{
-		Scheme:                 testScheme(),
+		Scheme:                 Scheme(),
 		Logger:                 logr.Discard(),
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
 		WebhookServer:          rig.webhooks,
-		MapperProvider:         func(*rest.Config, *http.Client) (meta.RESTMapper, error) { return testRESTMapper(), nil },
+		MapperProvider:         func(*rest.Config, *http.Client) (meta.RESTMapper, error) { return RESTMapper(), nil },
 		NewCache:               func(*rest.Config, cache.Options) (cache.Cache, error) { return rig.informers, nil },
 		NewClient:              func(*rest.Config, client.Options) (client.Client, error) { return rig.client, nil },
 	}
@@ -126,7 +126,7 @@ func (rig *setupRig) start(t *testing.T) {
 
 // add hands obj to the informer of its kind, as a watch event would, once the controller watches it.
 func (rig *setupRig) add(g gomega.Gomega, obj client.Object) {
-	gvk, err := apiutil.GVKForObject(obj, testScheme())
+	gvk, err := apiutil.GVKForObject(obj, Scheme())
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	inf := rig.informers.InformersByGVK[gvk].(*handledInformer)
 	g.Eventually(inf.watched).WithTimeout(30*time.Second).Should(gomega.BeClosed(), "the controller watches %s", gvk.Kind)
@@ -178,7 +178,7 @@ func TestSetupReconcilesWatchedCronJobsAndRequeuesOnTheInjectedClock(t *testing.
 	g.Expect(due.Run).To(gomega.Equal(RunCreated))
 	g.Expect(due.Scheduled).To(gomega.BeTemporally("==", TopOfTheHour))
 	var job batchv1.Job
-	g.Expect(rig.client.Get(context.Background(), types.NamespacedName{Namespace: Namespace, Name: name(TopOfTheHour)}, &job)).To(gomega.Succeed())
+	g.Expect(rig.client.Get(context.Background(), types.NamespacedName{Namespace: Namespace, Name: JobName(TopOfTheHour)}, &job)).To(gomega.Succeed())
 	g.Expect(metav1.IsControlledBy(&job, cj)).To(gomega.BeTrue(), "the Job is controlled by its CronJob")
 
 	// An event of a Job the CronJob controls reconciles the CronJob (Owns): it sees its Job running.

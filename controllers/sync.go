@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
@@ -123,7 +125,7 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 			if s.warnOnce(ReasonMissSchedule, slotCause(plan.Missed), "Schedule",
 				"Missed scheduled time to start a job: %s (past startingDeadlineSeconds %d)",
 				plan.Missed.In(loc).Format(time.RFC3339), ptr.Deref(s.cj.Spec.StartingDeadlineSeconds, 0)) {
-				s.r.Metrics.runsMissed(MissedPastDeadline, 1)
+				s.r.Metrics.RunsMissed(metrics.MissedPastDeadline, 1)
 			}
 		}
 		s.wakeForQueue(&result)
@@ -139,7 +141,7 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 		if dropped > 0 && s.warnOnce(ReasonMissedRunsDropped, slotCause(scheduled), "Schedule",
 			"%s older missed runs are beyond spec.maxCatchUpRuns %d and do not start; catching up from %s, oldest first",
 			droppedCount(dropped), limit, scheduled.In(loc).Format(time.RFC3339)) {
-			s.r.Metrics.runsMissed(MissedTooMany, min(dropped, schedule.MaxMissedTimes))
+			s.r.Metrics.RunsMissed(metrics.MissedTooMany, min(dropped, schedule.MaxMissedTimes))
 		}
 	} else if plan.Unmet > schedule.MaxMissedTimes {
 		s.warnOnce(ReasonTooManyMissedTimes, slotCause(plan.Scheduled), "Schedule",
@@ -229,7 +231,7 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 	switch s.cj.Spec.ConcurrencyPolicy {
 	case cronjobv1.ForbidConcurrent:
 		if active > 0 {
-			s.skip(scheduled, MissedForbid, "Not starting job because prior execution is running and concurrency policy is Forbid")
+			s.skip(scheduled, metrics.MissedForbid, "Not starting job because prior execution is running and concurrency policy is Forbid")
 			return "", nil
 		}
 	case cronjobv1.EnqueueConcurrent:
@@ -240,7 +242,7 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 	case cronjobv1.ReplaceConcurrent:
 		for _, ref := range append([]corev1.ObjectReference(nil), s.cj.Status.Active...) {
 			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID}}
-			if err := s.deleteJob(ctx, job, DeletedReplace); err != nil {
+			if err := s.deleteJob(ctx, job, metrics.DeletedReplace); err != nil {
 				s.out.Run = RunFailed
 				return fmt.Sprintf("deleting active job %s for concurrencyPolicy Replace: %v", ref.Name, err), err
 			}
@@ -248,7 +250,7 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 		}
 	default: // Allow
 		if active >= maxActive(s.cj) {
-			s.skip(scheduled, MissedMaxActive, "Not starting job because %d jobs are active, spec.maxActiveJobs", active)
+			s.skip(scheduled, metrics.MissedMaxActive, "Not starting job because %d jobs are active, spec.maxActiveJobs", active)
 			return "", nil
 		}
 	}
@@ -282,7 +284,7 @@ func (s *syncer) skip(scheduled time.Time, reason, note string, args ...any) {
 	s.out.Run = RunSkipped
 	s.event(corev1.EventTypeNormal, ReasonJobAlreadyActive, "Schedule", note, args...)
 	if s.r.warned.first(client.ObjectKeyFromObject(s.cj), ReasonJobAlreadyActive, string(s.cj.UID)+"/"+slotCause(scheduled)) {
-		s.r.Metrics.runsMissed(reason, 1)
+		s.r.Metrics.RunsMissed(reason, 1)
 	}
 }
 
@@ -332,7 +334,7 @@ func (s *syncer) createRun(ctx context.Context, scheduled time.Time, loc *time.L
 		return "", nil
 	case jobs.Failed:
 		s.out.Run = RunFailed
-		s.r.Metrics.jobCreateFailed()
+		s.r.Metrics.JobCreateFailed()
 		s.warnOnce(ReasonFailedCreate, slotCause(scheduled), "Create", "Error creating job: %v", errors.Unwrap(err))
 		return err.Error(), err
 	default: // jobs.Created
@@ -426,19 +428,19 @@ func (s *syncer) warnOnce(reason, cause, action, note string, args ...any) bool 
 // under All (catchUp) the others start in the next reconciles.
 func (s *syncer) countStarted(scheduled time.Time, unmet int, catchUp bool, delay time.Duration) {
 	m := s.r.Metrics
-	trigger := TriggerSchedule
+	trigger := metrics.TriggerSchedule
 	if unmet > 1 || scheduled.Before(s.r.firstReconcile(s.now)) {
-		trigger = TriggerCatchUp
+		trigger = metrics.TriggerCatchUp
 	}
-	m.runStarted(trigger, s.now.Sub(scheduled)-delay)
+	m.RunStarted(trigger, s.now.Sub(scheduled)-delay)
 	if catchUp {
 		return // the unmet runs start in the next reconciles
 	}
 	if unmet > schedule.MaxMissedTimes {
-		m.runsMissed(MissedTooMany, schedule.MaxMissedTimes)
+		m.RunsMissed(metrics.MissedTooMany, schedule.MaxMissedTimes)
 		return
 	}
-	m.runsMissed(MissedSuperseded, unmet-1)
+	m.RunsMissed(metrics.MissedSuperseded, unmet-1)
 }
 
 // slotCause is the cause of a Warning about the run scheduled at t.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -75,7 +77,7 @@ func (s *syncer) trackJobs(ctx context.Context) error {
 // propagation so their Pods go too. It runs even when the CronJob is suspended, as in batch/v1.
 func (s *syncer) pruneHistory(ctx context.Context) error {
 	for _, job := range jobs.BeyondHistory(s.cj, s.jobs) {
-		if err := s.deleteJob(ctx, job, DeletedHistory); err != nil {
+		if err := s.deleteJob(ctx, job, metrics.DeletedHistory); err != nil {
 			return err
 		}
 	}
@@ -95,7 +97,7 @@ func (s *syncer) deleteJob(ctx context.Context, job *batchv1.Job, reason string)
 	}
 	ctrl.LoggerFrom(ctx).Info("Deleted Job", "job", klog.KObj(job))
 	s.out.Deleted = append(s.out.Deleted, job.Name)
-	s.r.Metrics.jobDeleted(reason)
+	s.r.Metrics.JobDeleted(reason)
 	s.event(corev1.EventTypeNormal, ReasonSuccessfulDelete, "Delete", "Deleted job %s", job.Name)
 	return nil
 }

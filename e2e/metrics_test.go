@@ -23,7 +23,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 )
 
 // metricsReaderRole is the ClusterRole that config/rbac grants to whoever may scrape /metrics.
@@ -66,20 +66,20 @@ var _ = Describe("Metrics", Label("conformance"), func() {
 			g.Expect(err).NotTo(HaveOccurred())
 			return resp.StatusCode, string(body)
 		}
-		for _, path := range []string{"/metrics", controllers.StateMetricsPath} {
+		for _, path := range []string{"/metrics", metrics.StatePath} {
 			Eventually(func(g Gomega) int { code, _ := scrapePath(g, path, ""); return code }).Should(Equal(http.StatusUnauthorized), "%s with no token", path)
 			Eventually(func(g Gomega) int { code, _ := scrapePath(g, path, denied); return code }).Should(Equal(http.StatusForbidden), "%s with a token without the role", path)
 		}
 		Eventually(func(g Gomega) {
 			code, body := scrapePath(g, "/metrics", allowed)
 			g.Expect(code).To(Equal(http.StatusOK), "a token bound to %s", metricsReaderRole)
-			g.Expect(body).To(ContainSubstring(controllers.MetricJobCreationSkew + "_count"))
-			g.Expect(body).To(MatchRegexp(`(?m)^%s_count [1-9]`, controllers.MetricJobCreationSkew), "the run's skew was observed")
+			g.Expect(body).To(ContainSubstring(metrics.MetricJobCreationSkew + "_count"))
+			g.Expect(body).To(MatchRegexp(`(?m)^%s_count [1-9]`, metrics.MetricJobCreationSkew), "the run's skew was observed")
 		}).WithTimeout(2 * time.Minute).Should(Succeed())
 		Eventually(func(g Gomega) {
-			code, body := scrapePath(g, controllers.StateMetricsPath, allowed)
+			code, body := scrapePath(g, metrics.StatePath, allowed)
 			g.Expect(code).To(Equal(http.StatusOK), "a token bound to %s", metricsReaderRole)
-			g.Expect(body).To(MatchRegexp(`(?m)^%s\{cronjob="measured",namespace="%s"\} [1-9]`, controllers.MetricLastScheduleTime, ns), "the run's scheduled time")
+			g.Expect(body).To(MatchRegexp(`(?m)^%s\{cronjob="measured",namespace="%s"\} [1-9]`, metrics.MetricLastScheduleTime, ns), "the run's scheduled time")
 		}).WithTimeout(2 * time.Minute).Should(Succeed())
 	})
 })

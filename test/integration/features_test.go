@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
-	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
@@ -22,7 +22,7 @@ import (
 // jitter and status.nextScheduleTime, against a real API server (the status subresource, its one-second
 // time resolution, the CRD's defaults) with the controller on a fake clock.
 
-// requeuePad is the controller's requeue padding (controllers.requeuePadding): it asks to be woken that long
+// requeuePad is the controller's requeue padding (schedule.RequeuePadding): it asks to be woken that long
 // after the time it acts at.
 const requeuePad = 10 * time.Millisecond
 
@@ -211,7 +211,7 @@ var _ = Describe("Runs on the team's terms", func() {
 			By("publishing each start in status.nextScheduleTime, within [11:00, 11:10)")
 			starts := map[string]time.Time{}
 			for _, cj := range cjs {
-				next, _, err := controllers.NextScheduleTimes(cj, at("10:30:00"), 1)
+				next, _, err := schedule.NextRuns(cj, at("10:30:00"), 1)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(next).To(HaveLen(1))
 				start := next[0].Start.UTC()

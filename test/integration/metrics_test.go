@@ -9,7 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
@@ -24,17 +24,17 @@ var _ = Describe("Metrics", func() {
 		addr := framework.FreeLocalAddress(Default)
 		DeferCleanup(fwk.StartManager(framework.ManagerOptions{Namespace: ns, Clock: clock, MetricsBindAddress: addr}).Stop)
 		url := fmt.Sprintf("http://%s/metrics", addr)
-		stateURL := fmt.Sprintf("http://%s%s", addr, controllers.StateMetricsPath)
+		stateURL := fmt.Sprintf("http://%s%s", addr, metrics.StatePath)
 		Eventually(func(g Gomega) {
-			_, exported := framework.MetricValue(framework.Scrape(ctx, g, stateURL), controllers.MetricCronJobInfo, map[string]string{"namespace": ns, "cronjob": "scraped"})
+			_, exported := framework.MetricValue(framework.Scrape(ctx, g, stateURL), metrics.MetricCronJobInfo, map[string]string{"namespace": ns, "cronjob": "scraped"})
 			g.Expect(exported).To(BeTrue(), "the state of the CronJob")
 		}).Should(Succeed())
 		before := framework.Scrape(ctx, Default, url)
-		_, onMetrics := framework.MetricValue(before, controllers.MetricCronJobInfo, map[string]string{"namespace": ns, "cronjob": "scraped"})
+		_, onMetrics := framework.MetricValue(before, metrics.MetricCronJobInfo, map[string]string{"namespace": ns, "cronjob": "scraped"})
 		Expect(onMetrics).To(BeFalse(), "the state is not on /metrics, whose cost does not grow with the CronJobs")
 		// The counters are the process's: later values are compared with these.
-		startedBefore, _ := framework.MetricValue(before, controllers.MetricRunsStarted, map[string]string{"trigger": controllers.TriggerSchedule})
-		skewBefore, _ := framework.MetricValue(before, controllers.MetricJobCreationSkew, nil)
+		startedBefore, _ := framework.MetricValue(before, metrics.MetricRunsStarted, map[string]string{"trigger": metrics.TriggerSchedule})
+		skewBefore, _ := framework.MetricValue(before, metrics.MetricJobCreationSkew, nil)
 
 		By("letting the run of 10:05 start two seconds late on the controller's clock")
 		clock.AdvanceTo(at("10:05:02"))
@@ -53,12 +53,12 @@ var _ = Describe("Metrics", func() {
 				return v
 			}
 			this := map[string]string{"namespace": ns, "cronjob": "scraped"}
-			g.Expect(value(controllers.MetricRunsStarted, map[string]string{"trigger": controllers.TriggerSchedule})).To(Equal(startedBefore + 1))
-			g.Expect(value(controllers.MetricJobCreationSkew, nil)).To(Equal(skewBefore + 1))
-			g.Expect(value(controllers.MetricLastScheduleTime, this)).To(Equal(float64(at("10:05:00").Unix())))
-			g.Expect(value(controllers.MetricNextScheduleTime, this)).To(Equal(float64(at("10:10:00").Unix())))
-			g.Expect(value(controllers.MetricActive, this)).To(Equal(1.0))
-			g.Expect(value(controllers.MetricCondition, map[string]string{"namespace": ns, "cronjob": "scraped", "condition": "Ready", "status": "true"})).To(Equal(1.0))
+			g.Expect(value(metrics.MetricRunsStarted, map[string]string{"trigger": metrics.TriggerSchedule})).To(Equal(startedBefore + 1))
+			g.Expect(value(metrics.MetricJobCreationSkew, nil)).To(Equal(skewBefore + 1))
+			g.Expect(value(metrics.MetricLastScheduleTime, this)).To(Equal(float64(at("10:05:00").Unix())))
+			g.Expect(value(metrics.MetricNextScheduleTime, this)).To(Equal(float64(at("10:10:00").Unix())))
+			g.Expect(value(metrics.MetricActive, this)).To(Equal(1.0))
+			g.Expect(value(metrics.MetricCondition, map[string]string{"namespace": ns, "cronjob": "scraped", "condition": "Ready", "status": "true"})).To(Equal(1.0))
 		}).Should(Succeed())
 	})
 })

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	opmetrics "github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -36,7 +38,7 @@ import (
 const leaseName = "cronjob-operator.batch.cronjob-operator.dev"
 
 // operatorHistograms are the operator's histograms, exported with _bucket, _sum and _count series.
-var operatorHistograms = []string{controllers.MetricJobCreationSkew}
+var operatorHistograms = []string{opmetrics.MetricJobCreationSkew}
 
 func TestDashboardAndRulesNameOnlyExportedMetrics(t *testing.T) {
 	exported := exportedNames(t)
@@ -201,7 +203,7 @@ func exportedNames(t *testing.T) map[string]bool {
 			addHistogram(f.GetName())
 		}
 	}
-	for _, n := range controllers.MetricNames() {
+	for _, n := range opmetrics.MetricNames() {
 		names[n] = true
 	}
 	for _, n := range operatorHistograms {

@@ -1,8 +1,10 @@
-package jobs
+package jobs_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 
@@ -40,7 +42,7 @@ func TestJobFailedTime(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			job := builders.MakeJob("hourly-1", Namespace).Obj()
 			job.Status.Conditions = tc.conditions
-			got := FailedTime(job)
+			got := jobs.FailedTime(job)
 			if (got == nil) != (tc.want == nil) || (got != nil && !got.Equal(tc.want)) {
 				t.Errorf("FailedTime = %v, want %v", got, tc.want)
 			}

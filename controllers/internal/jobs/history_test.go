@@ -1,8 +1,10 @@
-package jobs
+package jobs_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 
@@ -109,7 +111,7 @@ func TestJobsBeyondHistory(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			var got []string
-			for _, job := range BeyondHistory(tc.cronJob, tc.jobs) {
+			for _, job := range jobs.BeyondHistory(tc.cronJob, tc.jobs) {
 				got = append(got, job.Name)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {

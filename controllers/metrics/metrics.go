@@ -1,4 +1,4 @@
-package controllers
+package metrics
 
 import (
 	"sync"
@@ -160,7 +160,7 @@ var DefaultMetrics = sync.OnceValue(func() *Metrics {
 
 // The methods below do nothing on nil Metrics (a reconciler built without them, as in most unit tests).
 
-func (m *Metrics) runStarted(trigger string, skew time.Duration) {
+func (m *Metrics) RunStarted(trigger string, skew time.Duration) {
 	if m == nil {
 		return
 	}
@@ -169,7 +169,7 @@ func (m *Metrics) runStarted(trigger string, skew time.Duration) {
 }
 
 // queuedRunStarted counts a run started from status.queued; its skew includes the wait and is not observed.
-func (m *Metrics) queuedRunStarted() {
+func (m *Metrics) QueuedRunStarted() {
 	if m == nil {
 		return
 	}
@@ -177,27 +177,27 @@ func (m *Metrics) queuedRunStarted() {
 }
 
 // manualRunStarted counts the Job of a CronJobRun, without a skew.
-func (m *Metrics) manualRunStarted() {
+func (m *Metrics) ManualRunStarted() {
 	if m != nil {
 		m.started.WithLabelValues(TriggerManual).Inc()
 	}
 }
 
 // runsMissed counts n runs missed for reason; n must not be negative (0 counts nothing).
-func (m *Metrics) runsMissed(reason string, n int) {
+func (m *Metrics) RunsMissed(reason string, n int) {
 	if m == nil {
 		return
 	}
 	m.missed.WithLabelValues(reason).Add(float64(n))
 }
 
-func (m *Metrics) jobCreateFailed() {
+func (m *Metrics) JobCreateFailed() {
 	if m != nil {
 		m.createFailures.Inc()
 	}
 }
 
-func (m *Metrics) jobDeleted(reason string) {
+func (m *Metrics) JobDeleted(reason string) {
 	if m != nil {
 		m.deleted.WithLabelValues(reason).Inc()
 	}

@@ -1,4 +1,4 @@
-package controllers
+package metrics
 
 import (
 	"compress/gzip"
@@ -36,13 +36,13 @@ import (
 
 // leadingStateMetrics is the state endpoint over the fixture's client, as served by the leader, and its
 // URL; it stops with the test.
-func leadingStateMetrics(t *testing.T, c client.Reader) (*stateMetrics, string) {
+func leadingStateMetrics(t *testing.T, c client.Reader) (*State, string) {
 	t.Helper()
-	s := newStateMetrics(func(ctx context.Context) ([]*cronjobv1.CronJob, error) { return listedCronJobs(ctx, c) }, logr.Discard())
+	s := NewState(func(ctx context.Context) ([]*cronjobv1.CronJob, error) { return listedCronJobs(ctx, c) }, logr.Discard())
 	s.leading.Store(true)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	return s, srv.URL + StateMetricsPath
+	return s, srv.URL + StatePath
 }
 
 // scrapeState GETs url with the given Accept-Encoding (Go's transport would otherwise ask for gzip and
@@ -92,13 +92,13 @@ func seriesCount(families map[string]*dto.MetricFamily) int {
 func TestStateMetrics(t *testing.T) {
 	PriorHour := TopOfTheHour.Add(-time.Hour)
 	ready := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: cronjobv1.ReasonScheduled, LastTransitionTime: metav1.NewTime(PriorHour)}
-	f := newFixture(t, TopOfTheHour, interceptor.Funcs{},
-		cronJobOf(Hourly().TimeZone("Europe/Berlin").LastScheduleTime(PriorHour).LastSuccessfulTime(PriorHour.Add(time.Minute)).
-			LastFailureTime(PriorHour.Add(-59*time.Minute)).Active(runningJob(PriorHour)).Condition(ready)),
-		cronJobOf(builders.MakeCronJob("paused", Namespace).Schedule("*/5 * * * *").Forbid().Suspend().
+	f := FakeClient(nil, interceptor.Funcs{},
+		CronJobOf(Hourly().TimeZone("Europe/Berlin").LastScheduleTime(PriorHour).LastSuccessfulTime(PriorHour.Add(time.Minute)).
+			LastFailureTime(PriorHour.Add(-59*time.Minute)).Active(RunningJob(PriorHour)).Condition(ready)),
+		CronJobOf(builders.MakeCronJob("paused", Namespace).Schedule("*/5 * * * *").Forbid().Suspend().
 			UID("paused-uid").CreationTimestamp(CreationTime).Generation(1)),
 	)
-	_, url := leadingStateMetrics(t, f.client)
+	_, url := leadingStateMetrics(t, f)
 	unix := func(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
 	want := `
 # HELP cronjob_operator_cronjob_status_active Number of active Jobs (status.active).
@@ -162,9 +162,9 @@ cronjob_operator_cronjob_created{cronjob="paused",namespace="ns"} ` + unix(Creat
 
 // TestStateMetricsQueued: the queue length of a CronJob with runs waiting under Enqueue.
 func TestStateMetricsQueued(t *testing.T) {
-	f := newFixture(t, TopOfTheHour, interceptor.Funcs{},
-		cronJobOf(Hourly().Enqueue().LastScheduleTime(TopOfTheHour.Add(-3*time.Hour)).Queued(TopOfTheHour.Add(-2*time.Hour), TopOfTheHour.Add(-time.Hour))))
-	_, url := leadingStateMetrics(t, f.client)
+	f := FakeClient(nil, interceptor.Funcs{},
+		CronJobOf(Hourly().Enqueue().LastScheduleTime(TopOfTheHour.Add(-3*time.Hour)).Queued(TopOfTheHour.Add(-2*time.Hour), TopOfTheHour.Add(-time.Hour))))
+	_, url := leadingStateMetrics(t, f)
 	want := `
 # HELP cronjob_operator_cronjob_status_queued Number of runs waiting under concurrencyPolicy Enqueue (status.queued).
 # TYPE cronjob_operator_cronjob_status_queued gauge
@@ -181,8 +181,8 @@ cronjob_operator_cronjob_status_queued{cronjob="hourly",namespace="ns"} 2
 func TestStateMetricsEscapesLabelValues(t *testing.T) {
 	schedule, zone, reason := `0 * * * * "x"`, `Etc\UTC`, "two\nlines"
 	notReady := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, LastTransitionTime: metav1.NewTime(CreationTime)}
-	f := newFixture(t, TopOfTheHour, interceptor.Funcs{}, cronJobOf(Hourly().Schedule(schedule).TimeZone(zone).Condition(notReady)))
-	_, url := leadingStateMetrics(t, f.client)
+	f := FakeClient(nil, interceptor.Funcs{}, CronJobOf(Hourly().Schedule(schedule).TimeZone(zone).Condition(notReady)))
+	_, url := leadingStateMetrics(t, f)
 	_, _, families := scrapeState(t, url, "")
 	labels := func(name string) []map[string]string {
 		var out []map[string]string
@@ -212,8 +212,8 @@ func TestStateMetricsEscapesLabelValues(t *testing.T) {
 // NeedLeaderElection), and the endpoint answers with no series before and after.
 func TestStateMetricsWhileLeading(t *testing.T) {
 	g := gomega.NewWithT(t)
-	f := newFixture(t, TopOfTheHour, interceptor.Funcs{}, cronJobOf(nil))
-	s, url := leadingStateMetrics(t, f.client)
+	f := FakeClient(nil, interceptor.Funcs{}, CronJobOf(nil))
+	s, url := leadingStateMetrics(t, f)
 	s.leading.Store(false)
 	g.Expect(s.NeedLeaderElection()).To(gomega.BeTrue())
 	exported := func() int {
@@ -236,10 +236,10 @@ func TestStateMetricsWhileLeading(t *testing.T) {
 // TestStateMetricsReadError: a failed cache read answers 500 with the cause, not an empty scrape that
 // would look like no CronJobs.
 func TestStateMetricsReadError(t *testing.T) {
-	s := newStateMetrics(func(context.Context) ([]*cronjobv1.CronJob, error) { return nil, errors.New("cache not synced") }, logr.Discard())
+	s := NewState(func(context.Context) ([]*cronjobv1.CronJob, error) { return nil, errors.New("cache not synced") }, logr.Discard())
 	s.leading.Store(true)
 	rec := httptest.NewRecorder()
-	s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, StateMetricsPath, nil))
+	s.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, StatePath, nil))
 	if rec.Code != http.StatusInternalServerError || !strings.Contains(rec.Body.String(), "cache not synced") {
 		t.Errorf("got %d %q, want 500 with the cause", rec.Code, rec.Body.String())
 	}
@@ -270,14 +270,14 @@ func BenchmarkStateScrape10k(b *testing.B) {
 	cronJobs := make([]*cronjobv1.CronJob, 0, 10000)
 	for i := range 10000 {
 		daily := strconv.Itoa(i%60) + " " + strconv.Itoa(i/60%24) + " * * *"
-		cronJobs = append(cronJobs, cronJobOf(builders.MakeCronJob("cj-"+strconv.Itoa(i), Namespace).Schedule(daily).
+		cronJobs = append(cronJobs, CronJobOf(builders.MakeCronJob("cj-"+strconv.Itoa(i), Namespace).Schedule(daily).
 			CreationTimestamp(CreationTime).LastScheduleTime(TopOfTheHour).Generation(1)))
 	}
-	s := newStateMetrics(func(context.Context) ([]*cronjobv1.CronJob, error) { return cronJobs, nil }, logr.Discard())
+	s := NewState(func(context.Context) ([]*cronjobv1.CronJob, error) { return cronJobs, nil }, logr.Discard())
 	s.leading.Store(true)
 	b.ReportAllocs()
 	for b.Loop() {
-		req := httptest.NewRequest(http.MethodGet, StateMetricsPath, nil)
+		req := httptest.NewRequest(http.MethodGet, StatePath, nil)
 		req.Header.Set("Accept-Encoding", "gzip")
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, req)
@@ -330,7 +330,7 @@ func TestCachedCronJobsReadTheInformersStore(t *testing.T) {
 		return out
 	}
 
-	got, err := cachedCronJobs(informerCache{inf: storeInformer{store: store}})(t.Context())
+	got, err := CachedCronJobs(informerCache{inf: storeInformer{store: store}})(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -342,8 +342,8 @@ func TestCachedCronJobsReadTheInformersStore(t *testing.T) {
 	}
 
 	// An informer without a store (a cache of another kind): List, through the cache.
-	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(b).Build()
-	got, err = cachedCronJobs(informerCache{inf: struct{ cache.Informer }{}, list: c})(t.Context())
+	c := fake.NewClientBuilder().WithScheme(Scheme()).WithObjects(b).Build()
+	got, err = CachedCronJobs(informerCache{inf: struct{ cache.Informer }{}, list: c})(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestCachedCronJobsReadTheInformersStore(t *testing.T) {
 
 	// No informer: the scrape fails with the cache's error, rather than exporting an empty state.
 	broken := errors.New("no informer")
-	if _, err := cachedCronJobs(informerCache{err: broken})(t.Context()); !errors.Is(err, broken) {
+	if _, err := CachedCronJobs(informerCache{err: broken})(t.Context()); !errors.Is(err, broken) {
 		t.Errorf("err = %v, want %v", err, broken)
 	}
 }
@@ -365,10 +365,10 @@ func TestStateMetricsOrderByNamespaceThenName(t *testing.T) {
 	for _, k := range [][2]string{{"team-b", "alpha"}, {"team-a", "zeta"}, {"team-a", "beta"}} {
 		objs = append(objs, builders.MakeCronJob(k[1], k[0]).Schedule("0 * * * *").UID(types.UID("uid-"+k[1])).Obj())
 	}
-	c := fake.NewClientBuilder().WithScheme(testScheme()).WithObjects(objs...).Build()
+	c := fake.NewClientBuilder().WithScheme(Scheme()).WithObjects(objs...).Build()
 	s, _ := leadingStateMetrics(t, c)
 	rec := httptest.NewRecorder()
-	s.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, StateMetricsPath, nil))
+	s.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, StatePath, nil))
 	var order []string
 	for line := range strings.Lines(rec.Body.String()) {
 		if rest, ok := strings.CutPrefix(line, "cronjob_operator_cronjob_status_active{"); ok {

@@ -1,4 +1,4 @@
-package controllers
+package metrics
 
 import (
 	"bufio"
@@ -28,9 +28,9 @@ import (
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
 
-// StateMetricsPath is where the manager's metrics server serves the per-CronJob state metrics, beside
+// StatePath is where the manager's metrics server serves the per-CronJob state metrics, beside
 // /metrics and behind the same authentication and authorization (get on this non-resource URL).
-const StateMetricsPath = "/metrics/state"
+const StatePath = "/metrics/state"
 
 // stateListTimeout bounds the cache read of one scrape.
 const stateListTimeout = 10 * time.Second
@@ -74,10 +74,10 @@ var stateFamilies = []stateFamily{
 	family(MetricCondition, "The CronJob's conditions: 1 on the series of the current status (true, false or unknown), 0 on the others.", "condition", "status", "reason"),
 }
 
-// cronJobSource returns the cached CronJobs, which the caller only reads.
-type cronJobSource func(ctx context.Context) ([]*cronjobv1.CronJob, error)
+// CronJobSource returns the cached CronJobs, which the caller only reads.
+type CronJobSource func(ctx context.Context) ([]*cronjobv1.CronJob, error)
 
-// stateMetrics serves the state of every CronJob, in the style of kube-state-metrics' kube_cronjob_*
+// State serves the state of every CronJob, in the style of kube-state-metrics' kube_cronjob_*
 // metrics, from the manager's cache: a scrape reads the cached CronJobs and makes no API call. Its series
 // carry the labels namespace and cronjob, so a scrape grows with the number of CronJobs (at most 12 series
 // each, 120,000 at 10,000 CronJobs).
@@ -88,20 +88,20 @@ type cronJobSource func(ctx context.Context) ([]*cronjobv1.CronJob, error)
 // 2.1 million allocations per scrape here), which is why these series are not on /metrics. Only the replica
 // that leads (Start runs) serves series, so that a query over all replicas sees each CronJob once; the
 // others answer with an empty body. A failed cache read answers 500 and is logged.
-type stateMetrics struct {
-	source  cronJobSource
+type State struct {
+	source  CronJobSource
 	log     logr.Logger
 	leading atomic.Bool
 }
 
-func newStateMetrics(source cronJobSource, log logr.Logger) *stateMetrics {
-	return &stateMetrics{source: source, log: log}
+func NewState(source CronJobSource, log logr.Logger) *State {
+	return &State{source: source, log: log}
 }
 
-// cachedCronJobs reads the CronJobs of c without copying them: from the informer's store when c exposes
+// CachedCronJobs reads the CronJobs of c without copying them: from the informer's store when c exposes
 // it (the manager's cache watching all namespaces), else through List without deep copies. List would copy
 // each CronJob's struct (1.7 KB) into the list on every scrape.
-func cachedCronJobs(c cache.Cache) cronJobSource {
+func CachedCronJobs(c cache.Cache) CronJobSource {
 	return func(ctx context.Context) ([]*cronjobv1.CronJob, error) {
 		inf, err := c.GetInformer(ctx, &cronjobv1.CronJob{})
 		if err != nil {
@@ -136,10 +136,10 @@ func listedCronJobs(ctx context.Context, r client.Reader) ([]*cronjobv1.CronJob,
 
 // NeedLeaderElection implements manager.LeaderElectionRunnable: the series are served while this replica
 // leads.
-func (*stateMetrics) NeedLeaderElection() bool { return true }
+func (*State) NeedLeaderElection() bool { return true }
 
 // Start marks this replica as the one that serves the series, until ctx is done.
-func (s *stateMetrics) Start(ctx context.Context) error {
+func (s *State) Start(ctx context.Context) error {
 	s.leading.Store(true)
 	<-ctx.Done()
 	s.leading.Store(false)
@@ -147,7 +147,7 @@ func (s *stateMetrics) Start(ctx context.Context) error {
 }
 
 // ServeHTTP implements http.Handler.
-func (s *stateMetrics) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (s *State) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var cronJobs []*cronjobv1.CronJob
 	if s.leading.Load() {
 		ctx, cancel := context.WithTimeout(r.Context(), stateListTimeout)
