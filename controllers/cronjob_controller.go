@@ -7,10 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
-
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
-
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,7 +20,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/clocks"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 )
 
 // conflictRequeueDelay is how soon a reconcile whose status write met a conflict runs again.
@@ -215,21 +214,4 @@ func (r *CronJobReconciler) awaitOwnWrite(ctx context.Context, key client.Object
 	})
 }
 
-func (r *CronJobReconciler) clock() clock.PassiveClock { return orRealClock(r.Clock) }
-
-// orRealClock returns c, or the real clock when c is nil: the one place that defaults to the wall clock.
-func orRealClock(c clock.PassiveClock) clock.PassiveClock {
-	if c == nil {
-		return clock.RealClock{}
-	}
-	return c
-}
-
-// isRealClock reports whether c is the real clock, whose timers need no wiring into the workqueue.
-func isRealClock(c clock.PassiveClock) bool {
-	switch c.(type) {
-	case clock.RealClock, *clock.RealClock:
-		return true
-	}
-	return false
-}
+func (r *CronJobReconciler) clock() clock.PassiveClock { return clocks.OrReal(r.Clock) }

@@ -6,10 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
-
-	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
-
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +17,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/clocks"
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
 // CronJobRunControllerName is the name of the CronJobRun controller in logs and metrics.
@@ -84,7 +83,7 @@ func (r *CronJobRunReconciler) Reconcile(ctx context.Context, req ctrl.Request) 
 	return result, syncErr
 }
 
-func (r *CronJobRunReconciler) clock() clock.PassiveClock { return orRealClock(r.Clock) }
+func (r *CronJobRunReconciler) clock() clock.PassiveClock { return clocks.OrReal(r.Clock) }
 
 // runSyncer holds the state of one reconcile of one CronJobRun. Its methods change run.Status in memory;
 // the reconciler writes it once at the end.

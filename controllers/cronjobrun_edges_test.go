@@ -6,10 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
-
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
-
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
@@ -20,8 +18,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/clocks"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 )
 
 // setupCronJobRuns wires the CronJobRun controller into mgr, for Setup: the index of runs by CronJob, the
@@ -46,7 +46,7 @@ func setupCronJobRuns(mgr manager.Manager, opts Options, recorder events.EventRe
 	}
 	m := runMapper{c: mgr.GetClient()}
 	copts := controller.Options{MaxConcurrentReconciles: 1, SkipNameValidation: ptr.To(true)}
-	if ticker, ok := opts.Clock.(clock.WithTicker); ok && !isRealClock(opts.Clock) {
+	if ticker, ok := opts.Clock.(clock.WithTicker); ok && !clocks.IsReal(opts.Clock) {
 		copts.NewQueue = func(name string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
 			return workqueue.NewTypedRateLimitingQueueWithConfig(rl,
 				workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{Name: name, Clock: ticker})

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -15,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 )
 
 // Reasons of a CronJobRun's Ready condition and of the events about it. Those that reject a run say what to

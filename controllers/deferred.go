@@ -3,8 +3,6 @@ package controllers
 import (
 	"sync"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
-
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -12,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 )
 
 // Jobs first. When many CronJobs are due at once (the top of the hour), the user waits for their Jobs,

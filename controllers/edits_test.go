@@ -5,9 +5,6 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
-
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -16,6 +13,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 

@@ -4,10 +4,9 @@ import (
 	"testing"
 	"time"
 
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
-
-	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
 
 // TestMatrixDeadlines pins startingDeadlineSeconds at its boundaries, for each deadline of the matrix and

@@ -6,9 +6,6 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -17,6 +14,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 

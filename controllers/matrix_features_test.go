@@ -4,12 +4,11 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
-
 	corev1 "k8s.io/api/core/v1"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 

@@ -5,10 +5,9 @@ import (
 	"testing"
 	"time"
 
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
-
-	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
 
 // TestMatrixRegressions holds the matrix scenarios that found bugs; each failed before its fix.

@@ -2,13 +2,11 @@ package controllers
 
 import (
 	"fmt"
+	"testing"
 	"time"
 
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-
-	"testing"
-
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 )
 
 // matrixHistory is what ran before the reconcile, in the batch/v1 suite's terms.

@@ -6,16 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
-
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
-
 	"github.com/google/go-cmp/cmp"
 	batchv1 "k8s.io/api/batch/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 

@@ -4,17 +4,14 @@ import (
 	"context"
 	"time"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
-
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
-
-	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
-
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
 // serveQueue serves status.queued (concurrencyPolicy Enqueue), oldest first, before the run that is due:

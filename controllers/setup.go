@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
-
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -24,7 +22,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/clocks"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+	"github.com/cronjob-operator/cronjob-operator/controllers/webhooks"
 )
 
 // Options configures the CronJob controller that Setup wires into a manager. The zero value is the
@@ -36,7 +37,7 @@ type Options struct {
 	Clock clock.PassiveClock
 	// MaxConcurrentReconciles is how many CronJobs are reconciled in parallel; 0 means 1.
 	MaxConcurrentReconciles int
-	// Webhooks, when set, serves the CronJob admission webhooks (CronJobAdmission) on the manager's webhook
+	// Webhooks, when set, serves the CronJob admission webhooks (package webhooks) on the manager's webhook
 	// server.
 	Webhooks *WebhookOptions
 	// OnReconcile, when set, is called with the Outcome of every reconcile, after it is done and before its
@@ -160,7 +161,7 @@ func (c *controllerQueue) constructor(mgr manager.Manager, clk clock.PassiveCloc
 		var q workqueue.TypedRateLimitingInterface[reconcile.Request]
 		ticker, fake := clk.(clock.WithTicker)
 		switch {
-		case fake && !isRealClock(clk):
+		case fake && !clocks.IsReal(clk):
 			q = workqueue.NewTypedRateLimitingQueueWithConfig(rl,
 				workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{Name: name, Clock: ticker})
 		case ptr.Deref(mgr.GetControllerOptions().UsePriorityQueue, true):
@@ -208,7 +209,7 @@ func (c *controllerQueue) AddLast(req reconcile.Request) {
 // and closes registered when they are.
 func setupWebhooks(mgr manager.Manager, w *WebhookOptions, registered chan<- struct{}) error {
 	register := func() error {
-		if err := (&CronJobAdmission{}).SetupWebhookWithManager(mgr); err != nil {
+		if err := webhooks.SetupCronJobWebhookWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhooks: %w", err)
 		}
 		close(registered)

@@ -9,11 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
-
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
-
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/onsi/gomega"
@@ -44,6 +39,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
 // The wiring of Setup without an API server: the manager gets fake informers that the test feeds, a fake

@@ -8,12 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
-
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
-
-	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
-
 	"github.com/robfig/cron/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -25,6 +19,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
 // syncer holds the state of one reconcile of one CronJob. Its methods change cj.Status in memory; the

@@ -5,16 +5,15 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
-
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 )
 
 // trackJobs brings status.active, lastSuccessfulTime and lastFailureTime in line with the Jobs:

@@ -5,7 +5,6 @@ package main
 
 import (
 	"os"
-
 	_ "time/tzdata" // spec.timeZone must resolve wherever the plugin runs.
 
 	"github.com/cronjob-operator/cronjob-operator/cmd/kubectl-cjo/plugin"

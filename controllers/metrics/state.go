@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
-
 	"github.com/go-logr/logr"
 	"github.com/prometheus/common/expfmt"
 	"github.com/robfig/cron/v3"
@@ -26,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
 // StatePath is where the manager's metrics server serves the per-CronJob state metrics, beside

@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 	"github.com/onsi/gomega"
@@ -31,6 +29,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 

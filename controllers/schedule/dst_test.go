@@ -4,10 +4,10 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/utils/ptr"
+
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 )
 
 // Europe/Berlin in 2026: the clock jumps from 02:00 CET to 03:00 CEST at 2026-03-29T01:00:00Z and falls back

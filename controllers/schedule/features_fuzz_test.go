@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-
 	"k8s.io/utils/ptr"
+
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 )
 
 // FuzzCatchUpAndJitter walks the reconciles of missedRunPolicy All after a downtime, at one instant, with

@@ -4,9 +4,9 @@ import (
 	"testing"
 	"time"
 
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-
 	"k8s.io/utils/ptr"
+
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 )
 
 // BenchmarkMostRecentScheduleTime measures the missed-run computation after long downtime: the cost is

@@ -15,7 +15,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/controllers/webhooks"
 )
 
 // startWebhookServer starts a manager that runs no controllers and serves the CronJob admission webhooks
@@ -38,7 +38,7 @@ func (f *Framework) startWebhookServer() (stop func()) {
 		}),
 	})
 	gomega.ExpectWithOffset(2, err).NotTo(gomega.HaveOccurred(), "creating the webhook manager")
-	gomega.ExpectWithOffset(2, (&controllers.CronJobAdmission{}).SetupWebhookWithManager(mgr)).
+	gomega.ExpectWithOffset(2, webhooks.SetupCronJobWebhookWithManager(mgr)).
 		To(gomega.Succeed(), "registering the CronJob admission webhooks")
 
 	ctx, cancel := context.WithCancel(context.Background())

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	opmetrics "github.com/cronjob-operator/cronjob-operator/controllers/metrics"
-
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -32,6 +30,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/cronjob-operator/cronjob-operator/controllers"
+	opmetrics "github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 )
 
 // leaseName is main.go's LeaderElectionID, the name label of leader_election_master_status.

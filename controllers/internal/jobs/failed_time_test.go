@@ -4,14 +4,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
-
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 

@@ -1,12 +1,10 @@
-package controllers
+package webhooks
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
@@ -16,36 +14,28 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/clocks"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
-
-// CronJobAdmission is the defaulting and validating admission webhook of CronJob. It checks what the CRD
-// schema and CEL rules cannot: spec.schedule must parse with the parser the controller uses (standard five
-// fields or a descriptor; @every between one minute and five years), spec.timeZone must be a known IANA
-// time zone, and spec.jitterSeconds must be shorter than the shortest interval between two scheduled times
-// (over the next year; see schedule.ShortestInterval). A schedule that never fires (such as "0 0 31 2 *") is admitted with a warning. Defaults are
-// those of batch/v1 CronJob.
-//
-// On update, the schedule, time zone and jitter are only checked when one of them changes, so that an object admitted
-// before this webhook existed can still get its finalizers removed and be deleted.
-type CronJobAdmission struct {
-	// Clock gives `now` for the never-fires check; nil means the real clock.
-	Clock clock.PassiveClock
-}
 
 // +kubebuilder:webhook:path=/mutate-batch-cronjob-operator-dev-v1-cronjob,mutating=true,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=mcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1
 // +kubebuilder:webhook:path=/validate-batch-cronjob-operator-dev-v1-cronjob,mutating=false,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=vcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1
 
-// SetupWebhookWithManager registers the webhooks with the manager's webhook server.
-func (a *CronJobAdmission) SetupWebhookWithManager(mgr ctrl.Manager) error {
+// SetupCronJobWebhookWithManager registers the CronJob defaulting and validating webhooks with the manager's
+// webhook server, the validator on the real clock.
+func SetupCronJobWebhookWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewWebhookManagedBy(mgr, &cronjobv1.CronJob{}).
-		WithDefaulter(a).
-		WithValidator(a).
+		WithDefaulter(&CronJobCustomDefaulter{}).
+		WithValidator(&CronJobCustomValidator{}).
 		Complete()
 }
 
+// CronJobCustomDefaulter is the defaulting admission webhook of CronJob.
+type CronJobCustomDefaulter struct{}
+
 // Default sets the defaults of batch/v1 CronJob: concurrencyPolicy Allow, suspend false, history limits 3
 // and 1. The CRD schema sets the same defaults; this covers objects the schema defaulting does not reach.
-func (a *CronJobAdmission) Default(_ context.Context, cj *cronjobv1.CronJob) error {
+func (d *CronJobCustomDefaulter) Default(_ context.Context, cj *cronjobv1.CronJob) error {
 	if cj.Spec.ConcurrencyPolicy == "" {
 		cj.Spec.ConcurrencyPolicy = cronjobv1.AllowConcurrent
 	}
@@ -64,23 +54,37 @@ func (a *CronJobAdmission) Default(_ context.Context, cj *cronjobv1.CronJob) err
 	return nil
 }
 
+// CronJobCustomValidator is the validating admission webhook of CronJob. It checks what the CRD schema and
+// CEL rules cannot: spec.schedule must parse with the parser the controller uses (standard five fields or
+// a descriptor; @every between one minute and five years), spec.timeZone must be a known IANA time zone,
+// and spec.jitterSeconds must be shorter than the shortest interval between two scheduled times (over the
+// next year; see schedule.ShortestInterval). A schedule that never fires (such as "0 0 31 2 *") is admitted
+// with a warning.
+//
+// On update, the schedule, time zone and jitter are only checked when one of them changes, so that an
+// object admitted before this webhook existed can still get its finalizers removed and be deleted.
+type CronJobCustomValidator struct {
+	// Clock gives `now` for the never-fires and jitter checks; nil means the real clock.
+	Clock clock.PassiveClock
+}
+
 // ValidateCreate checks the schedule and time zone. The error is a 422 Invalid status listing each field
 // with what to fix.
-func (a *CronJobAdmission) ValidateCreate(_ context.Context, cj *cronjobv1.CronJob) (admission.Warnings, error) {
-	return a.validate(cj, nil)
+func (v *CronJobCustomValidator) ValidateCreate(_ context.Context, cj *cronjobv1.CronJob) (admission.Warnings, error) {
+	return v.validate(cj, nil)
 }
 
 // ValidateUpdate checks the schedule and time zone when either changed.
-func (a *CronJobAdmission) ValidateUpdate(_ context.Context, old, cj *cronjobv1.CronJob) (admission.Warnings, error) {
-	return a.validate(cj, old)
+func (v *CronJobCustomValidator) ValidateUpdate(_ context.Context, old, cj *cronjobv1.CronJob) (admission.Warnings, error) {
+	return v.validate(cj, old)
 }
 
 // ValidateDelete admits every delete.
-func (a *CronJobAdmission) ValidateDelete(context.Context, *cronjobv1.CronJob) (admission.Warnings, error) {
+func (v *CronJobCustomValidator) ValidateDelete(context.Context, *cronjobv1.CronJob) (admission.Warnings, error) {
 	return nil, nil
 }
 
-func (a *CronJobAdmission) validate(cj, old *cronjobv1.CronJob) (admission.Warnings, error) {
+func (v *CronJobCustomValidator) validate(cj, old *cronjobv1.CronJob) (admission.Warnings, error) {
 	if old != nil && old.Spec.Schedule == cj.Spec.Schedule &&
 		ptr.Deref(old.Spec.TimeZone, "") == ptr.Deref(cj.Spec.TimeZone, "") &&
 		ptr.Deref(old.Spec.JitterSeconds, 0) == ptr.Deref(cj.Spec.JitterSeconds, 0) {
@@ -100,7 +104,7 @@ func (a *CronJobAdmission) validate(cj, old *cronjobv1.CronJob) (admission.Warni
 		return nil, apierrors.NewInvalid(cronjobv1.GroupVersion.WithKind("CronJob").GroupKind(), cj.Name,
 			field.ErrorList{field.Invalid(path, value, se.Message)})
 	}
-	now := orRealClock(a.Clock).Now()
+	now := clocks.OrReal(v.Clock).Now()
 	if jitter := ptr.Deref(cj.Spec.JitterSeconds, 0); jitter > 0 {
 		if gap := schedule.ShortestInterval(sched, now); gap > 0 && time.Duration(jitter)*time.Second >= gap {
 			return nil, apierrors.NewInvalid(cronjobv1.GroupVersion.WithKind("CronJob").GroupKind(), cj.Name,

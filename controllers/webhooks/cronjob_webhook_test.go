@@ -1,11 +1,9 @@
-package controllers
+package webhooks
 
 import (
 	"context"
 	"strings"
 	"testing"
-
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -13,6 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 )
 
 func TestAdmissionValidate(t *testing.T) {
@@ -56,7 +55,7 @@ func TestAdmissionValidate(t *testing.T) {
 			schedule: "61 * * * *", old: Hourly().Obj(), wantField: "spec.schedule", wantMessage: "not a valid cron schedule",
 		},
 	}
-	a := &CronJobAdmission{Clock: clocktesting.NewFakePassiveClock(TopOfTheHour)}
+	a := &CronJobCustomValidator{Clock: clocktesting.NewFakePassiveClock(TopOfTheHour)}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			w := Hourly().Schedule(tc.schedule)
@@ -97,7 +96,7 @@ func TestAdmissionValidate(t *testing.T) {
 
 func TestAdmissionDefault(t *testing.T) {
 	cj := Hourly().ConcurrencyPolicy("").Obj()
-	if err := (&CronJobAdmission{}).Default(context.Background(), cj); err != nil {
+	if err := (&CronJobCustomDefaulter{}).Default(context.Background(), cj); err != nil {
 		t.Fatal(err)
 	}
 	want := cronjobv1.CronJobSpec{

@@ -1,20 +1,17 @@
-package controllers
+package webhooks
 
 import (
 	"context"
 	"testing"
 	"time"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
-
-	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
-
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
 // FuzzParseAndNext checks, for any schedule string: parsing never panics; admission accepts exactly what the
@@ -32,7 +29,7 @@ func FuzzParseAndNext(f *testing.F) {
 		f.Add(seed)
 	}
 	now := MustTime("2026-03-02T10:00:00Z")
-	admit := &CronJobAdmission{Clock: clocktesting.NewFakePassiveClock(now)}
+	admit := &CronJobCustomValidator{Clock: clocktesting.NewFakePassiveClock(now)}
 	f.Fuzz(func(t *testing.T, expr string) {
 		sched, _, err := schedule.Parse(expr, ptr.To("Europe/Berlin"))
 		cj := &cronjobv1.CronJob{Spec: cronjobv1.CronJobSpec{Schedule: expr, TimeZone: ptr.To("Europe/Berlin")}}
