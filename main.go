@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
-	"time"
 
 	_ "time/tzdata" // spec.timeZone must resolve in a FROM scratch image with no zoneinfo.
 
 	"k8s.io/apimachinery/pkg/runtime"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -23,115 +23,98 @@ import (
 	"github.com/cronjob-operator/cronjob-operator/controllers"
 )
 
+// main parses the flags, sets up the logger, the Go memory limit, the manager, the webhook certificate, the
+// CronJob controller and the probes, in that order, and runs the manager until SIGTERM or SIGINT. Any error
+// is logged and ends the process with exit code 1.
 func main() {
-	var (
-		probeAddr       string
-		pprofAddr       string
-		leaderElect     bool
-		enableWebhooks  bool
-		maxConcurrent   int
-		qps             float64
-		burst           int
-		leaseDuration   time.Duration
-		renewDeadline   time.Duration
-		retryPeriod     time.Duration
-		certs           webhookCertOptions
-		servers         serverOptions
-		watchNamespaces string
-	)
-	servers.bindFlags(flag.CommandLine)
-	flag.StringVar(&probeAddr, "health-probe-bind-address", ":8081", "Address the /healthz and /readyz probes bind to.")
-	flag.StringVar(&pprofAddr, "pprof-bind-address", "", "Address Go's pprof endpoints (/debug/pprof/) bind to, e.g. 127.0.0.1:6060; empty disables them. For profiling only: they are unauthenticated.")
-	flag.BoolVar(&leaderElect, "leader-elect", false, "Enable leader election, so that only one manager replica acts at a time.")
-	flag.DurationVar(&leaseDuration, "leader-elect-lease-duration", 15*time.Second, "How long a follower waits, after the last renewal it saw, before it takes over a Lease that was not released.")
-	flag.DurationVar(&renewDeadline, "leader-elect-renew-deadline", 10*time.Second, "How long the leader keeps trying to renew its Lease before it stops acting (and exits).")
-	flag.DurationVar(&retryPeriod, "leader-elect-retry-period", 2*time.Second, "How often candidates try to take the Lease, and the leader renews it.")
-	flag.BoolVar(&enableWebhooks, "enable-webhooks", false, "Serve the CronJob defaulting and validating admission webhooks on :9443 (config/webhook).")
-	flag.BoolVar(&certs.rotate, "webhook-cert-rotation", true, "With --enable-webhooks: provision and rotate the webhook serving certificate in the Secret --webhook-cert-secret and inject its CA into the webhook configurations. Turn off when cert-manager provides the certificate (config/certmanager).")
-	flag.StringVar(&certs.secret, "webhook-cert-secret", "cronjob-operator-webhook-server-cert", "Secret, in the manager's namespace, that holds the webhook serving certificate.")
-	flag.StringVar(&certs.service, "webhook-service", "cronjob-operator-webhook-service", "Service in front of the webhook server; the certificate is issued for <service>.<namespace>.svc.")
-	flag.StringVar(&certs.mutating, "mutating-webhook-configuration", "cronjob-operator-mutating-webhook-configuration", "MutatingWebhookConfiguration whose caBundle the rotator keeps.")
-	flag.StringVar(&certs.validating, "validating-webhook-configuration", "cronjob-operator-validating-webhook-configuration", "ValidatingWebhookConfiguration whose caBundle the rotator keeps.")
-	flag.StringVar(&watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces whose CronJobs the manager runs (and whose Jobs it caches); empty means all. With a list the manager needs rights in those namespaces only (config/namespaced).")
-	flag.IntVar(&maxConcurrent, "max-concurrent-reconciles", 4, "How many CronJobs are reconciled in parallel.")
-	flag.Float64Var(&qps, "kube-api-qps", 50, "Queries per second to the Kubernetes API server (client-side rate limit).")
-	flag.IntVar(&burst, "kube-api-burst", 100, "Burst of queries to the Kubernetes API server (client-side rate limit).")
-	opts := zap.Options{Development: false}
-	opts.BindFlags(flag.CommandLine)
-	flag.Parse()
-	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&opts)))
+	var o options
+	_ = o.parse(flag.CommandLine, os.Args[1:]) // flag.CommandLine exits on a bad flag, as flag.Parse does.
+	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
 	log := ctrl.Log.WithName("setup")
-	certs.files = servers.webhookCert
 
-	memLimit, err := memoryLimit(os.Getenv)
-	if err != nil {
+	if err := setMemoryLimit(os.Getenv); err != nil {
 		log.Error(err, "Unable to set the Go memory limit")
 		os.Exit(1)
 	}
-	if memLimit > 0 {
-		debug.SetMemoryLimit(memLimit)
-	}
-
-	scheme := runtime.NewScheme()
-	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
-	utilruntime.Must(cronjobv1.AddToScheme(scheme))
-
-	cfg := ctrl.GetConfigOrDie()
-	cfg.QPS = float32(qps)
-	cfg.Burst = burst
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme,
-		Cache:                  controllers.CacheOptions(splitNamespaces(watchNamespaces)...),
-		Metrics:                servers.metrics(),
-		WebhookServer:          webhook.NewServer(servers.webhook()),
-		HealthProbeBindAddress: probeAddr,
-		PprofBindAddress:       pprofAddr,
-		LeaderElection:         leaderElect,
-		LeaderElectionID:       leaderElectionID,
-		// The manager stops acting before it gives up the lease, so a new leader can start at once.
-		LeaderElectionReleaseOnCancel: true,
-		LeaseDuration:                 &leaseDuration,
-		RenewDeadline:                 &renewDeadline,
-		RetryPeriod:                   &retryPeriod,
-	})
+	mgr, err := newManager(ctrl.GetConfigOrDie(), &o)
 	if err != nil {
 		log.Error(err, "Unable to create manager")
 		os.Exit(1)
 	}
-	setup := controllers.Options{MaxConcurrentReconciles: maxConcurrent}
-	ready := healthz.Ping
-	if enableWebhooks {
-		certsReady, err := addWebhookCertRotator(mgr, certs)
-		if err != nil {
+	setup := controllers.Options{MaxConcurrentReconciles: o.maxConcurrent}
+	if o.enableWebhooks {
+		if setup.Webhooks, err = webhookOptions(mgr, o.certs); err != nil {
 			log.Error(err, "Unable to set up the webhook serving certificate")
 			os.Exit(1)
 		}
-		// The webhooks are served once the certificate is there; until then the manager is not ready, so
-		// its Service sends the API server's admission calls to no replica that would fail them.
-		setup.Webhooks = &controllers.WebhookOptions{CertsReady: certsReady}
 	}
 	cronJobs, err := controllers.Setup(mgr, setup)
 	if err != nil {
 		log.Error(err, "Unable to set up the CronJob controller")
 		os.Exit(1)
 	}
-	if enableWebhooks {
-		// Ready once the webhooks are registered (after the certificate) and their server has started. The
-		// first registration adds the webhook server to the manager, which starts it.
-		ready = readyAfter(cronJobs.WebhooksRegistered(), func(req *http.Request) error { return mgr.GetWebhookServer().StartedChecker()(req) })
-	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		log.Error(err, "Unable to set up health check")
 		os.Exit(1)
 	}
-	if err := mgr.AddReadyzCheck("readyz", ready); err != nil {
+	if err := mgr.AddReadyzCheck("readyz", readiness(mgr, o.enableWebhooks, cronJobs.WebhooksRegistered())); err != nil {
 		log.Error(err, "Unable to set up ready check")
 		os.Exit(1)
 	}
-	log.Info("Starting manager", "watchNamespaces", watchNamespaces, "leaderElect", leaderElect, "webhooks", enableWebhooks, "maxConcurrentReconciles", maxConcurrent, "qps", qps, "burst", burst,
-		"http2", servers.enableHTTP2, "goMemoryLimit", debug.SetMemoryLimit(-1))
+	log.Info("Starting manager", "watchNamespaces", o.watchNamespaces, "leaderElect", o.leaderElect, "webhooks", o.enableWebhooks,
+		"maxConcurrentReconciles", o.maxConcurrent, "qps", o.qps, "burst", o.burst,
+		"http2", o.servers.enableHTTP2, "goMemoryLimit", debug.SetMemoryLimit(-1))
 	if err := cronJobs.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "Manager exited with an error")
 		os.Exit(1)
 	}
+}
+
+// newManager returns a manager for the API server of cfg, with the built-in types and the CronJob API in its
+// scheme and the client rate limit, cache, servers, probes and leader election of o. It sets o's rate limit
+// on cfg. It returns controller-runtime's error when the manager cannot be made.
+func newManager(cfg *rest.Config, o *options) (ctrl.Manager, error) {
+	scheme := runtime.NewScheme()
+	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
+	utilruntime.Must(cronjobv1.AddToScheme(scheme))
+
+	cfg.QPS = float32(o.qps)
+	cfg.Burst = o.burst
+	return ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                 scheme,
+		Cache:                  controllers.CacheOptions(splitNamespaces(o.watchNamespaces)...),
+		Metrics:                o.servers.metrics(),
+		WebhookServer:          webhook.NewServer(o.servers.webhook()),
+		HealthProbeBindAddress: o.probeAddr,
+		PprofBindAddress:       o.pprofAddr,
+		LeaderElection:         o.leaderElect,
+		LeaderElectionID:       leaderElectionID,
+		// The manager stops acting before it gives up the lease, so a new leader can start at once.
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &o.leaseDuration,
+		RenewDeadline:                 &o.renewDeadline,
+		RetryPeriod:                   &o.retryPeriod,
+	})
+}
+
+// webhookOptions adds the webhook certificate rotator to mgr (addWebhookCertRotator) and returns the
+// controller's webhook options: the webhooks are served once the certificate is there. Until then the
+// manager is not ready (readiness), so its Service sends the API server's admission calls to no replica
+// that would fail them. It returns the rotator's error.
+func webhookOptions(mgr ctrl.Manager, certs webhookCertOptions) (*controllers.WebhookOptions, error) {
+	certsReady, err := addWebhookCertRotator(mgr, certs)
+	if err != nil {
+		return nil, err
+	}
+	return &controllers.WebhookOptions{CertsReady: certsReady}, nil
+}
+
+// readiness is the manager's readiness check. Without webhooks it is a ping. With them, the manager is ready
+// once they are registered (registered is closed, after the certificate) and their server has started: the
+// first registration adds the webhook server to the manager, which starts it.
+func readiness(mgr ctrl.Manager, webhooks bool, registered <-chan struct{}) healthz.Checker {
+	if !webhooks {
+		return healthz.Ping
+	}
+	return readyAfter(registered, func(req *http.Request) error { return mgr.GetWebhookServer().StartedChecker()(req) })
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"runtime/debug"
 	"strconv"
 )
 
@@ -29,4 +30,17 @@ func memoryLimit(getenv func(string) string) (int64, error) {
 		return 0, fmt.Errorf("MEMORY_LIMIT=%q: want the container's memory limit in bytes, a positive integer", raw)
 	}
 	return int64(float64(limit) * memoryLimitFraction), nil
+}
+
+// setMemoryLimit sets the Go runtime's soft memory limit (debug.SetMemoryLimit) to memoryLimit's, if that is
+// not 0. It returns memoryLimit's error.
+func setMemoryLimit(getenv func(string) string) error {
+	limit, err := memoryLimit(getenv)
+	if err != nil {
+		return err
+	}
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
+	return nil
 }
