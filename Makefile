@@ -191,9 +191,11 @@ plugin: ## Build the kubectl plugin into bin/kubectl-cjo (static); with bin/ on 
 
 # run: with KUBECONFIG set, install the CRD there and run the controller against it; otherwise start a
 # throwaway local control plane with the sample CronJob (hack/run-local.sh). RUN_ARGS go to the manager.
+# Both log for a human, with --zap-encoder=console (the manager's default, in a cluster, stays JSON); it comes
+# before RUN_ARGS, so RUN_ARGS=--zap-encoder=json wins (the last value of a flag counts).
 .PHONY: run
-run: manifests generate fmt vet $(if $(KUBECONFIG),install,lifecycle-assets) ## Run the controller here: against KUBECONFIG if set, else in a local control plane.
-	$(if $(KUBECONFIG),go run ./main.go $(RUN_ARGS),ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/run-local.sh $(RUN_ARGS))
+run: manifests generate fmt vet $(if $(KUBECONFIG),install,lifecycle-assets) ## Run the controller here: against KUBECONFIG if set, else in a local control plane; console logs.
+	$(if $(KUBECONFIG),go run . --zap-encoder=console $(RUN_ARGS),ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/run-local.sh $(RUN_ARGS))
 
 # Build tags of the image's manager binary; the e2e image adds e2e_faults (controllers/faultpoint.go).
 GO_TAGS ?=

@@ -4,6 +4,9 @@
 # starts kube-controller-manager, kube-scheduler and a KWOK node (test/cluster), creates config/samples/ and
 # runs the manager until Ctrl-C. `make run` calls it when KUBECONFIG is unset.
 #
+# The manager logs for a human here: --zap-encoder=console comes before the flags given, so that
+# --zap-encoder=json among them wins (the last value of a flag counts). Its default, in a cluster, is JSON.
+#
 # Usage: hack/run-local.sh [manager flags...]       e.g. hack/run-local.sh --zap-log-level=debug
 # Environment:
 #   ENVTEST_ASSETS       directory with kube-apiserver, etcd, kubectl, kube-controller-manager, kube-scheduler
@@ -27,5 +30,6 @@ CGO_ENABLED=0 go build -o bin/manager .
 go build -o bin/localcluster ./hack/localcluster
 
 # exec: signals sent to this script reach localcluster, which stops the manager and the control plane.
+# localcluster runs the manager with its own flags, then those after --.
 # shellcheck disable=SC2086 # LOCALCLUSTER_FLAGS is a list of flags.
-exec bin/localcluster --assets "${ASSETS}" ${LOCALCLUSTER_FLAGS:-} -- "$@"
+exec bin/localcluster --assets "${ASSETS}" ${LOCALCLUSTER_FLAGS:-} -- --zap-encoder=console "$@"
