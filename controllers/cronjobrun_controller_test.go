@@ -47,93 +47,93 @@ func TestCronJobRunStart(t *testing.T) {
 	}{
 		"run now, Allow, a Job active": {
 			cronJob: Hourly(), run: manualRun(), jobs: []*batchv1.Job{active},
-			want: runStart{Jobs: []string{active.Name, manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
+			want: runStart{Jobs: []string{active.Name, manualJob}, Phase: cronjobv1.RunRunning, Reason: cronjobv1.ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Allow with maxActiveJobs 1, a Job active": {
 			cronJob: Hourly().MaxActiveJobs(1), run: manualRun(), jobs: []*batchv1.Job{active},
-			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: ReasonMaxActiveJobs},
+			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: cronjobv1.ReasonMaxActiveJobs},
 		},
 		"run now, Allow with maxActiveJobs 2, a Job active": {
 			cronJob: Hourly().MaxActiveJobs(2), run: manualRun(), jobs: []*batchv1.Job{active},
-			want: runStart{Jobs: []string{active.Name, manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
+			want: runStart{Jobs: []string{active.Name, manualJob}, Phase: cronjobv1.RunRunning, Reason: cronjobv1.ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Forbid, a Job active": {
 			cronJob: Hourly().Forbid(), run: manualRun(), jobs: []*batchv1.Job{active},
-			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: ReasonJobAlreadyActive},
+			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: cronjobv1.ReasonJobAlreadyActive},
 		},
 		"run now, Forbid, only finished Jobs": {
 			cronJob: Hourly().Forbid(), run: manualRun(), jobs: []*batchv1.Job{DoneJob(PriorHour), FailedJob(PriorHour.Add(-time.Hour))},
-			want: runStart{Jobs: []string{JobName(PriorHour.Add(-time.Hour)), JobName(PriorHour), manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
+			want: runStart{Jobs: []string{JobName(PriorHour.Add(-time.Hour)), JobName(PriorHour), manualJob}, Phase: cronjobv1.RunRunning, Reason: cronjobv1.ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Forbid, an active Job of another CronJob": {
 			cronJob: Hourly().Forbid(), run: manualRun(),
 			jobs: []*batchv1.Job{builders.MakeJob("other-1", Namespace).OwnedBy(builders.MakeCronJob("other", Namespace).UID("other-uid").Obj()).Obj()},
-			want: runStart{Jobs: []string{manualJob, "other-1"}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
+			want: runStart{Jobs: []string{manualJob, "other-1"}, Phase: cronjobv1.RunRunning, Reason: cronjobv1.ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Replace, a Job active": {
 			cronJob: Hourly().Replace(), run: manualRun(), jobs: []*batchv1.Job{active},
-			want: runStart{Jobs: []string{manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
+			want: runStart{Jobs: []string{manualJob}, Phase: cronjobv1.RunRunning, Reason: cronjobv1.ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Enqueue, a Job active": {
 			cronJob: Hourly().ConcurrencyPolicy(cronjobv1.EnqueueConcurrent), run: manualRun(), jobs: []*batchv1.Job{active},
-			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: ReasonMaxActiveJobs},
+			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: cronjobv1.ReasonMaxActiveJobs},
 		},
 		"run now, Enqueue with maxActiveJobs 2, a Job active": {
 			cronJob: Hourly().ConcurrencyPolicy(cronjobv1.EnqueueConcurrent).MaxActiveJobs(2), run: manualRun(), jobs: []*batchv1.Job{active},
-			want: runStart{Jobs: []string{active.Name, manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
+			want: runStart{Jobs: []string{active.Name, manualJob}, Phase: cronjobv1.RunRunning, Reason: cronjobv1.ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, Ignore, Forbid with a Job active": {
 			cronJob: Hourly().Forbid(), run: manualRun().IgnoreConcurrency(), jobs: []*batchv1.Job{active},
-			want: runStart{Jobs: []string{active.Name, manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
+			want: runStart{Jobs: []string{active.Name, manualJob}, Phase: cronjobv1.RunRunning, Reason: cronjobv1.ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, a suspended CronJob": {
 			cronJob: Hourly().Suspend(), run: manualRun(),
-			want: runStart{Jobs: []string{manualJob}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: manualJob},
+			want: runStart{Jobs: []string{manualJob}, Phase: cronjobv1.RunRunning, Reason: cronjobv1.ReasonJobCreated, JobName: manualJob},
 		},
 		"run now, no such CronJob": {
 			run:  manualRun(),
-			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonCronJobNotFound},
+			want: runStart{Phase: cronjobv1.RunRejected, Reason: cronjobv1.ReasonCronJobNotFound},
 		},
 		"run now, the CronJob is being deleted": {
 			cronJob: Hourly().Finalizers("test/keep").DeletionTimestamp(PriorHour), run: manualRun(),
-			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonCronJobDeleting},
+			want: runStart{Phase: cronjobv1.RunRejected, Reason: cronjobv1.ReasonCronJobDeleting},
 		},
 		"backfill of a past scheduled time": {
 			cronJob: Hourly(), run: manualRun().ScheduledTime(HM(7, 0)),
-			want: runStart{Jobs: []string{JobName(HM(7, 0))}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: JobName(HM(7, 0))},
+			want: runStart{Jobs: []string{JobName(HM(7, 0))}, Phase: cronjobv1.RunRunning, Reason: cronjobv1.ReasonJobCreated, JobName: JobName(HM(7, 0))},
 		},
 		"backfill of a time that is not a scheduled time": {
 			cronJob: Hourly(), run: manualRun().ScheduledTime(HM(9, 30)),
-			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonNotAScheduledTime},
+			want: runStart{Phase: cronjobv1.RunRejected, Reason: cronjobv1.ReasonNotAScheduledTime},
 		},
 		"backfill of a scheduled time in the future": {
 			cronJob: Hourly(), run: manualRun().ScheduledTime(HM(11, 0)),
-			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonScheduledTimeInFuture},
+			want: runStart{Phase: cronjobv1.RunRejected, Reason: cronjobv1.ReasonScheduledTimeInFuture},
 		},
 		"backfill of a scheduled time in the CronJob's time zone": {
 			// 09:00 in Berlin is 08:00 UTC (CET, UTC+1, in March before the switch).
 			cronJob: Hourly().Schedule("0 9 * * *").TimeZone("Europe/Berlin"), run: manualRun().ScheduledTime(HM(8, 0)),
-			want: runStart{Jobs: []string{JobName(HM(8, 0))}, Phase: cronjobv1.RunRunning, Reason: ReasonJobCreated, JobName: JobName(HM(8, 0))},
+			want: runStart{Jobs: []string{JobName(HM(8, 0))}, Phase: cronjobv1.RunRunning, Reason: cronjobv1.ReasonJobCreated, JobName: JobName(HM(8, 0))},
 		},
 		"backfill of 09:00 UTC, 10:00 in the CronJob's time zone": {
 			cronJob: Hourly().Schedule("0 9 * * *").TimeZone("Europe/Berlin"), run: manualRun().ScheduledTime(HM(9, 0)),
-			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonNotAScheduledTime},
+			want: runStart{Phase: cronjobv1.RunRejected, Reason: cronjobv1.ReasonNotAScheduledTime},
 		},
 		"backfill, a CronJob with an unknown time zone": {
 			cronJob: Hourly().TimeZone("Mars/Olympus_Mons"), run: manualRun().ScheduledTime(HM(7, 0)),
-			want: runStart{Phase: cronjobv1.RunRejected, Reason: ReasonUnknownTimeZone},
+			want: runStart{Phase: cronjobv1.RunRejected, Reason: cronjobv1.ReasonUnknownTimeZone},
 		},
 		"backfill of a scheduled time whose Job exists, the CronJob's": {
 			cronJob: Hourly(), run: manualRun().ScheduledTime(PriorHour), jobs: []*batchv1.Job{DoneJob(PriorHour)},
-			want: runStart{Jobs: []string{JobName(PriorHour)}, Phase: cronjobv1.RunSucceeded, Reason: ReasonJobComplete, JobName: JobName(PriorHour)},
+			want: runStart{Jobs: []string{JobName(PriorHour)}, Phase: cronjobv1.RunSucceeded, Reason: cronjobv1.ReasonJobComplete, JobName: JobName(PriorHour)},
 		},
 		"backfill of a scheduled time whose Job exists, someone else's": {
 			cronJob: Hourly(), run: manualRun().ScheduledTime(PriorHour), jobs: []*batchv1.Job{HourlyJob(PriorHour).Orphaned().Obj()},
-			want: runStart{Jobs: []string{JobName(PriorHour)}, Phase: cronjobv1.RunRejected, Reason: ReasonJobNameTaken},
+			want: runStart{Jobs: []string{JobName(PriorHour)}, Phase: cronjobv1.RunRejected, Reason: cronjobv1.ReasonJobNameTaken},
 		},
 		"backfill, Forbid with a Job active": {
 			cronJob: Hourly().Forbid(), run: manualRun().ScheduledTime(HM(7, 0)), jobs: []*batchv1.Job{active},
-			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: ReasonJobAlreadyActive},
+			want: runStart{Jobs: []string{active.Name}, Phase: cronjobv1.RunPending, Reason: cronjobv1.ReasonJobAlreadyActive},
 		},
 	}
 	for caseName, tc := range cases {
@@ -186,7 +186,7 @@ func TestCronJobRunCreatesTheJobOfTheCronJob(t *testing.T) {
 	wantStatus := cronjobv1.CronJobRunStatus{
 		Phase: cronjobv1.RunRunning, JobName: manualJob,
 		ScheduledTime: TimePtr(IsTime), StartTime: TimePtr(IsTime),
-		Conditions: []metav1.Condition{{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonJobCreated,
+		Conditions: []metav1.Condition{{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: cronjobv1.ReasonJobCreated,
 			Message: "Job " + manualJob + " runs", LastTransitionTime: metav1.NewTime(IsTime)}},
 	}
 	if diff := cmp.Diff(wantStatus, run.Status); diff != "" {
@@ -243,15 +243,15 @@ func TestCronJobRunPhaseFollowsTheJob(t *testing.T) {
 	}{
 		"Job succeeded": {
 			job:       func(j *batchv1.Job) *batchv1.Job { return builders.FromJob(j).Succeeded(HM(10, 30)).Obj() },
-			wantPhase: cronjobv1.RunSucceeded, wantReason: ReasonJobComplete, wantDone: TimePtr(HM(10, 30)),
+			wantPhase: cronjobv1.RunSucceeded, wantReason: cronjobv1.ReasonJobComplete, wantDone: TimePtr(HM(10, 30)),
 		},
 		"Job failed": {
 			job:       func(j *batchv1.Job) *batchv1.Job { return builders.FromJob(j).Failed(HM(10, 20)).Obj() },
-			wantPhase: cronjobv1.RunFailed, wantReason: ReasonJobFailed, wantDone: TimePtr(HM(10, 20)),
+			wantPhase: cronjobv1.RunFailed, wantReason: cronjobv1.ReasonJobFailed, wantDone: TimePtr(HM(10, 20)),
 		},
 		"Job still running": {
 			job:       func(j *batchv1.Job) *batchv1.Job { return builders.FromJob(j).StartedAt(IsTime).Obj() },
-			wantPhase: cronjobv1.RunRunning, wantReason: ReasonJobCreated,
+			wantPhase: cronjobv1.RunRunning, wantReason: cronjobv1.ReasonJobCreated,
 		},
 	} {
 		t.Run(caseName, func(t *testing.T) {
@@ -396,7 +396,7 @@ func TestCronJobRunRetriedAfterALostStatusWrite(t *testing.T) {
 		t.Errorf("Jobs (-want,+got): the retry must adopt the Job, not make a second:\n%s", diff)
 	}
 	run := f.run(t, "manual")
-	if run.Status.Phase != cronjobv1.RunRunning || run.Status.JobName != manualJob || readyReason(run) != ReasonJobCreated {
+	if run.Status.Phase != cronjobv1.RunRunning || run.Status.JobName != manualJob || readyReason(run) != cronjobv1.ReasonJobCreated {
 		t.Errorf("status = %s %s %s, want Running %s JobCreated", run.Status.Phase, run.Status.JobName, readyReason(run), manualJob)
 	}
 }

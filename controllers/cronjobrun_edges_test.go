@@ -73,7 +73,7 @@ func TestCronJobRunWaitIsAnnouncedOnce(t *testing.T) {
 	f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Forbid().Obj(), manualRun().Obj(), RunningJob(PriorHour))
 	f.mustReconcileRun(t, "manual")
 	f.mustReconcileRun(t, "manual")
-	if diff := cmp.Diff([]string{"Normal " + ReasonJobAlreadyActive}, f.eventReasons()); diff != "" {
+	if diff := cmp.Diff([]string{"Normal " + cronjobv1.ReasonJobAlreadyActive}, f.eventReasons()); diff != "" {
 		t.Errorf("events (-want,+got): one when the run starts waiting, none while it still waits for the same:\n%s", diff)
 	}
 }

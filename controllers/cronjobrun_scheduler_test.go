@@ -86,8 +86,8 @@ func TestBackfillOfTheDueTimeIsThatTimesOnlyJob(t *testing.T) {
 		f.eventReasons()
 		f.mustReconcileRun(t, "manual")
 		run := f.run(t, "manual")
-		if run.Status.JobName != JobName(TopOfTheHour) || run.Status.Phase != cronjobv1.RunRunning || readyReason(run) != ReasonJobExisted {
-			t.Errorf("run status = %s %s %s, want %s Running %s", run.Status.JobName, run.Status.Phase, readyReason(run), JobName(TopOfTheHour), ReasonJobExisted)
+		if run.Status.JobName != JobName(TopOfTheHour) || run.Status.Phase != cronjobv1.RunRunning || readyReason(run) != cronjobv1.ReasonJobExisted {
+			t.Errorf("run status = %s %s %s, want %s Running %s", run.Status.JobName, run.Status.Phase, readyReason(run), JobName(TopOfTheHour), cronjobv1.ReasonJobExisted)
 		}
 		if diff := cmp.Diff([]string{JobName(TopOfTheHour)}, f.jobNames(t)); diff != "" {
 			t.Errorf("Jobs (-want,+got):\n%s", diff)

@@ -30,7 +30,7 @@ func (s *runSyncer) start(ctx context.Context) (ctrl.Result, error) {
 	cj := &cronjobv1.CronJob{}
 	err := s.r.Client.Get(ctx, client.ObjectKey{Namespace: s.run.Namespace, Name: s.run.Spec.CronJobName}, cj)
 	if apierrors.IsNotFound(err) {
-		s.reject(ReasonCronJobNotFound, "CronJob %s does not exist in namespace %s: create it (or correct spec.cronJobName), then create another CronJobRun",
+		s.reject(cronjobv1.ReasonCronJobNotFound, "CronJob %s does not exist in namespace %s: create it (or correct spec.cronJobName), then create another CronJobRun",
 			s.run.Spec.CronJobName, s.run.Namespace)
 		return s.pruneAfterTTL(ctx)
 	}
@@ -38,7 +38,7 @@ func (s *runSyncer) start(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, fmt.Errorf("getting CronJob %s: %w", s.run.Spec.CronJobName, err)
 	}
 	if cj.DeletionTimestamp != nil {
-		s.reject(ReasonCronJobDeleting, "CronJob %s is being deleted: no run of it starts", cj.Name)
+		s.reject(cronjobv1.ReasonCronJobDeleting, "CronJob %s is being deleted: no run of it starts", cj.Name)
 		return s.pruneAfterTTL(ctx)
 	}
 	scheduled, name, loc, ok := s.target(cj)
@@ -85,7 +85,7 @@ func (s *runSyncer) target(cj *cronjobv1.CronJob) (scheduled time.Time, name str
 		return time.Time{}, "", nil, false
 	}
 	if t.After(s.now) {
-		s.reject(ReasonScheduledTimeInFuture, "spec.scheduledTime %s is in the future (now is %s): a backfill runs a past scheduled time; to run now, create a CronJobRun without spec.scheduledTime",
+		s.reject(cronjobv1.ReasonScheduledTimeInFuture, "spec.scheduledTime %s is in the future (now is %s): a backfill runs a past scheduled time; to run now, create a CronJobRun without spec.scheduledTime",
 			t.In(loc).Format(time.RFC3339), s.now.In(loc).Format(time.RFC3339))
 		return time.Time{}, "", nil, false
 	}
@@ -95,7 +95,7 @@ func (s *runSyncer) target(cj *cronjobv1.CronJob) (scheduled time.Time, name str
 		if n := schedule.Next(sched, anchor, t); !n.IsZero() {
 			next = n.In(loc).Format(time.RFC3339)
 		}
-		s.reject(ReasonNotAScheduledTime, "spec.scheduledTime %s is not a scheduled time of schedule %q in time zone %s (the next one after it is %s): create another CronJobRun for a scheduled time",
+		s.reject(cronjobv1.ReasonNotAScheduledTime, "spec.scheduledTime %s is not a scheduled time of schedule %q in time zone %s (the next one after it is %s): create another CronJobRun for a scheduled time",
 			t.In(loc).Format(time.RFC3339), cj.Spec.Schedule, loc, next)
 		return time.Time{}, "", nil, false
 	}
@@ -108,12 +108,12 @@ func (s *runSyncer) target(cj *cronjobv1.CronJob) (scheduled time.Time, name str
 // and creates nothing, so a scheduled time never has two Jobs. Any other Job rejects the run.
 func (s *runSyncer) adopt(ctx context.Context, cj *cronjobv1.CronJob, job *batchv1.Job, scheduled time.Time) (ctrl.Result, error) {
 	if !jobs.IsOwnedBy(job, cj) {
-		s.reject(ReasonJobNameTaken, "Job %s exists and is not controlled by CronJob %s: delete or rename that Job, then create another CronJobRun",
+		s.reject(cronjobv1.ReasonJobNameTaken, "Job %s exists and is not controlled by CronJob %s: delete or rename that Job, then create another CronJobRun",
 			job.Name, cj.Name)
 		return s.pruneAfterTTL(ctx)
 	}
 	if owner := job.Annotations[cronjobv1.CronJobRunAnnotation]; s.run.Spec.ScheduledTime == nil && owner != s.run.Name {
-		s.reject(ReasonJobNameTaken, "Job %s is the Job of CronJobRun %q: create another CronJobRun", job.Name, owner)
+		s.reject(cronjobv1.ReasonJobNameTaken, "Job %s is the Job of CronJobRun %q: create another CronJobRun", job.Name, owner)
 		return s.pruneAfterTTL(ctx)
 	}
 	if at, err := time.Parse(time.RFC3339, job.Annotations[cronjobv1.ScheduledAtAnnotation]); err == nil {
@@ -151,15 +151,15 @@ func (s *runSyncer) create(ctx context.Context, cj *cronjobv1.CronJob, name stri
 		return ctrl.Result{}, nil
 	case jobs.Failed:
 		s.r.Metrics.JobCreateFailed()
-		s.event(corev1.EventTypeWarning, ReasonFailedCreate, "Create", "Error creating job: %v", errors.Unwrap(err))
+		s.event(corev1.EventTypeWarning, cronjobv1.ReasonFailedCreate, "Create", "Error creating job: %v", errors.Unwrap(err))
 		return ctrl.Result{}, err
 	}
 	ctrl.LoggerFrom(ctx).Info("Created Job", "job", klog.KObj(job), "cronJob", klog.KObj(cj),
 		"scheduledTime", scheduled.In(loc).Format(time.RFC3339))
 	s.r.Metrics.ManualRunStarted()
-	s.event(corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
+	s.event(corev1.EventTypeNormal, cronjobv1.ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
 	if s.r.Recorder != nil {
-		s.r.Recorder.Eventf(cj, s.run, corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create",
+		s.r.Recorder.Eventf(cj, s.run, corev1.EventTypeNormal, cronjobv1.ReasonSuccessfulCreate, "Create",
 			"Created job %s for CronJobRun %s", job.Name, s.run.Name)
 	}
 	return ctrl.Result{}, s.bindJob(ctx, job, scheduled, true)
@@ -178,12 +178,12 @@ func (s *runSyncer) admit(ctx context.Context, cj *cronjobv1.CronJob, name strin
 	if err != nil {
 		return false, err
 	}
-	limit, reason := 0, ReasonMaxActiveJobs
+	limit, reason := 0, cronjobv1.ReasonMaxActiveJobs
 	switch cj.Spec.ConcurrencyPolicy {
 	case cronjobv1.ReplaceConcurrent:
 		return true, s.replace(ctx, active)
 	case cronjobv1.ForbidConcurrent:
-		limit, reason = 1, ReasonJobAlreadyActive
+		limit, reason = 1, cronjobv1.ReasonJobAlreadyActive
 	case cronjobv1.EnqueueConcurrent:
 		limit = int(ptr.Deref(cj.Spec.MaxActiveJobs, 1))
 	default:
@@ -252,7 +252,7 @@ func (s *runSyncer) replace(ctx context.Context, active []*batchv1.Job) error {
 	for _, job := range active {
 		deleted, err := jobs.Delete(ctx, s.r.Client, job)
 		if err != nil {
-			s.event(corev1.EventTypeWarning, ReasonFailedDelete, "Delete", "Error deleting job %s: %v", job.Name, errors.Unwrap(err))
+			s.event(corev1.EventTypeWarning, cronjobv1.ReasonFailedDelete, "Delete", "Error deleting job %s: %v", job.Name, errors.Unwrap(err))
 			return fmt.Errorf("deleting job %s for concurrencyPolicy Replace: %w", job.Name, errors.Unwrap(err))
 		}
 		if !deleted {
@@ -260,7 +260,7 @@ func (s *runSyncer) replace(ctx context.Context, active []*batchv1.Job) error {
 		}
 		ctrl.LoggerFrom(ctx).Info("Deleted Job", "job", klog.KObj(job), "reason", "concurrencyPolicy Replace")
 		s.r.Metrics.JobDeleted(metrics.DeletedReplace)
-		s.event(corev1.EventTypeNormal, ReasonSuccessfulDelete, "Delete", "Deleted job %s", job.Name)
+		s.event(corev1.EventTypeNormal, cronjobv1.ReasonSuccessfulDelete, "Delete", "Deleted job %s", job.Name)
 	}
 	return nil
 }

@@ -16,33 +16,6 @@ import (
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 )
 
-// Reasons of a CronJobRun's Ready condition and of the events about it. Those that reject a run say what to
-// fix in their message; the run is not retried (create another CronJobRun).
-const (
-	// ReasonJobCreated (Ready=True): the run's Job was created and runs.
-	ReasonJobCreated = "JobCreated"
-	// ReasonJobExisted (Ready=True, Normal event): the Job of spec.scheduledTime existed already (the
-	// scheduled run of that time, or another backfill of it): the run reports it and creates nothing.
-	ReasonJobExisted = "JobExisted"
-	// ReasonJobComplete (Ready=True): the run's Job completed.
-	ReasonJobComplete = "JobComplete"
-	// ReasonJobFailed (Ready=False): the run's Job failed.
-	ReasonJobFailed = "JobFailed"
-	// ReasonMaxActiveJobs (Ready=False, Pending): spec.maxActiveJobs Jobs of the CronJob are active
-	// (concurrencyPolicy Allow with maxActiveJobs, or Enqueue); the run starts when one finishes.
-	ReasonMaxActiveJobs = "MaxActiveJobsReached"
-	// ReasonCronJobNotFound (Rejected): spec.cronJobName names no CronJob in the namespace.
-	ReasonCronJobNotFound = "CronJobNotFound"
-	// ReasonCronJobDeleting (Rejected): the CronJob is being deleted.
-	ReasonCronJobDeleting = "CronJobDeleting"
-	// ReasonNotAScheduledTime (Rejected): spec.scheduledTime is not a scheduled time of the schedule.
-	ReasonNotAScheduledTime = "NotAScheduledTime"
-	// ReasonScheduledTimeInFuture (Rejected): spec.scheduledTime is later than now.
-	ReasonScheduledTimeInFuture = "ScheduledTimeInFuture"
-	// ReasonJobNameTaken (Rejected): a Job of the run's name exists and is not the CronJob's.
-	ReasonJobNameTaken = "JobNameTaken"
-)
-
 // jobKind is the kind of the owner reference from a run to its Job.
 const jobKind = "Job"
 
@@ -74,15 +47,15 @@ func (s *runSyncer) followJob(job *batchv1.Job) {
 	case batchv1.JobComplete:
 		st.Phase = cronjobv1.RunSucceeded
 		st.CompletionTime = timeOr(job.Status.CompletionTime, s.now)
-		s.setReady(metav1.ConditionTrue, ReasonJobComplete, fmt.Sprintf("Job %s completed", job.Name))
+		s.setReady(metav1.ConditionTrue, cronjobv1.ReasonJobComplete, fmt.Sprintf("Job %s completed", job.Name))
 	case batchv1.JobFailed:
 		st.Phase = cronjobv1.RunFailed
 		st.CompletionTime = timeOr(jobs.FailedTime(job), s.now)
-		s.setReady(metav1.ConditionFalse, ReasonJobFailed, fmt.Sprintf("Job %s failed", job.Name))
+		s.setReady(metav1.ConditionFalse, cronjobv1.ReasonJobFailed, fmt.Sprintf("Job %s failed", job.Name))
 	default:
 		st.Phase = cronjobv1.RunRunning
 		if c := meta.FindStatusCondition(st.Conditions, cronjobv1.ConditionReady); c == nil || c.Status != metav1.ConditionTrue {
-			s.setReady(metav1.ConditionTrue, ReasonJobCreated, fmt.Sprintf("Job %s runs", job.Name))
+			s.setReady(metav1.ConditionTrue, cronjobv1.ReasonJobCreated, fmt.Sprintf("Job %s runs", job.Name))
 		}
 	}
 }
@@ -109,10 +82,10 @@ func (s *runSyncer) bindJob(ctx context.Context, job *batchv1.Job, scheduled tim
 	if !created && !job.CreationTimestamp.IsZero() {
 		st.StartTime = job.CreationTimestamp.DeepCopy()
 	}
-	reason, msg := ReasonJobCreated, fmt.Sprintf("Job %s runs", job.Name)
+	reason, msg := cronjobv1.ReasonJobCreated, fmt.Sprintf("Job %s runs", job.Name)
 	if !created && job.Annotations[cronjobv1.CronJobRunAnnotation] != s.run.Name {
-		reason, msg = ReasonJobExisted, fmt.Sprintf("Job %s of the scheduled time existed already; this run created nothing and reports it", job.Name)
-		s.event(corev1.EventTypeNormal, ReasonJobExisted, "Create", "%s", msg)
+		reason, msg = cronjobv1.ReasonJobExisted, fmt.Sprintf("Job %s of the scheduled time existed already; this run created nothing and reports it", job.Name)
+		s.event(corev1.EventTypeNormal, cronjobv1.ReasonJobExisted, "Create", "%s", msg)
 	}
 	s.setReady(metav1.ConditionTrue, reason, msg)
 	s.followJob(job)

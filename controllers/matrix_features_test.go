@@ -14,10 +14,10 @@ import (
 
 // Events of the features batch/v1 does not have, as "Type Reason".
 var (
-	evQueued        = corev1.EventTypeNormal + " " + ReasonQueued
-	evQueueFull     = corev1.EventTypeWarning + " " + ReasonQueueFull
-	evQueuedExpired = corev1.EventTypeWarning + " " + ReasonQueuedRunExpired
-	evDropped       = corev1.EventTypeWarning + " " + ReasonMissedRunsDropped
+	evQueued        = corev1.EventTypeNormal + " " + cronjobv1.ReasonQueued
+	evQueueFull     = corev1.EventTypeWarning + " " + cronjobv1.ReasonQueueFull
+	evQueuedExpired = corev1.EventTypeWarning + " " + cronjobv1.ReasonQueuedRunExpired
+	evDropped       = corev1.EventTypeWarning + " " + cronjobv1.ReasonMissedRunsDropped
 )
 
 // TestMatrixCatchUp pins missedRunPolicy All for the hourly CronJob: after a downtime the missed runs start

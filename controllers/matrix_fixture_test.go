@@ -262,19 +262,19 @@ func jobFaults(verb string, err error) interceptor.Funcs {
 
 // Events, as "Type Reason".
 var (
-	evCreated       = corev1.EventTypeNormal + " " + ReasonSuccessfulCreate
-	evDeleted       = corev1.EventTypeNormal + " " + ReasonSuccessfulDelete
-	evAlreadyActive = corev1.EventTypeNormal + " " + ReasonJobAlreadyActive
-	evSawCompleted  = corev1.EventTypeNormal + " " + ReasonSawCompletedJob
-	evMissingJob    = corev1.EventTypeNormal + " " + ReasonMissingJob // Normal, as in batch/v1
-	evUnexpectedJob = corev1.EventTypeWarning + " " + ReasonUnexpectedJob
-	evMissed        = corev1.EventTypeWarning + " " + ReasonMissSchedule
-	evTooMany       = corev1.EventTypeWarning + " " + ReasonTooManyMissedTimes
-	evFailedCreate  = corev1.EventTypeWarning + " " + ReasonFailedCreate
-	evFailedDelete  = corev1.EventTypeWarning + " " + ReasonFailedDelete
-	evNeverFires    = corev1.EventTypeWarning + " " + ReasonScheduleNeverFires
-	evUnparseable   = corev1.EventTypeWarning + " " + ReasonUnparseableSchedule
-	evUnknownZone   = corev1.EventTypeWarning + " " + ReasonUnknownTimeZone
+	evCreated       = corev1.EventTypeNormal + " " + cronjobv1.ReasonSuccessfulCreate
+	evDeleted       = corev1.EventTypeNormal + " " + cronjobv1.ReasonSuccessfulDelete
+	evAlreadyActive = corev1.EventTypeNormal + " " + cronjobv1.ReasonJobAlreadyActive
+	evSawCompleted  = corev1.EventTypeNormal + " " + cronjobv1.ReasonSawCompletedJob
+	evMissingJob    = corev1.EventTypeNormal + " " + cronjobv1.ReasonMissingJob // Normal, as in batch/v1
+	evUnexpectedJob = corev1.EventTypeWarning + " " + cronjobv1.ReasonUnexpectedJob
+	evMissed        = corev1.EventTypeWarning + " " + cronjobv1.ReasonMissSchedule
+	evTooMany       = corev1.EventTypeWarning + " " + cronjobv1.ReasonTooManyMissedTimes
+	evFailedCreate  = corev1.EventTypeWarning + " " + cronjobv1.ReasonFailedCreate
+	evFailedDelete  = corev1.EventTypeWarning + " " + cronjobv1.ReasonFailedDelete
+	evNeverFires    = corev1.EventTypeWarning + " " + cronjobv1.ReasonScheduleNeverFires
+	evUnparseable   = corev1.EventTypeWarning + " " + cronjobv1.ReasonUnparseableSchedule
+	evUnknownZone   = corev1.EventTypeWarning + " " + cronjobv1.ReasonUnknownTimeZone
 )
 
 // jobsOf lists Jobs.

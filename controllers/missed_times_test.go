@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
@@ -22,11 +23,11 @@ func TestTooManyMissedTimes(t *testing.T) {
 		wantEvents []string
 	}{
 		"exactly 100 missed: the most recent starts, without a warning": {
-			missed: 100, wantEvents: []string{"Normal " + ReasonSuccessfulCreate},
+			missed: 100, wantEvents: []string{"Normal " + cronjobv1.ReasonSuccessfulCreate},
 		},
 		"101 missed: the most recent starts, with TooManyMissedTimes": {
 			missed:     101,
-			wantEvents: []string{"Warning " + ReasonTooManyMissedTimes, "Normal " + ReasonSuccessfulCreate},
+			wantEvents: []string{"Warning " + cronjobv1.ReasonTooManyMissedTimes, "Normal " + cronjobv1.ReasonSuccessfulCreate},
 		},
 	}
 	for name, tc := range cases {

@@ -83,7 +83,7 @@ func (s *syncer) dropQueue(loc *time.Location, why string) {
 
 // dropQueued drops the queued run scheduled at `scheduled` for why (QueuedRunExpired).
 func (s *syncer) dropQueued(scheduled time.Time, loc *time.Location, why string) {
-	s.event(corev1.EventTypeWarning, ReasonQueuedRunExpired, "Schedule", "Dropped the queued run scheduled at %s: %s",
+	s.event(corev1.EventTypeWarning, cronjobv1.ReasonQueuedRunExpired, "Schedule", "Dropped the queued run scheduled at %s: %s",
 		scheduled.In(loc).Format(time.RFC3339), why)
 	s.r.Metrics.RunsMissed(metrics.MissedQueueExpired, 1)
 }
@@ -96,7 +96,7 @@ func (s *syncer) enqueue(scheduled time.Time, loc *time.Location) {
 	limit := int(ptr.Deref(s.cj.Spec.MaxQueuedRuns, cronjobv1.DefaultMaxQueuedRuns))
 	if len(s.cj.Status.Queued) >= limit {
 		s.out.Run = RunSkipped
-		if s.warnOnce(ReasonQueueFull, slotCause(scheduled), "Schedule",
+		if s.warnOnce(cronjobv1.ReasonQueueFull, slotCause(scheduled), "Schedule",
 			"Not queueing the run scheduled at %s: %d runs are queued, spec.maxQueuedRuns", scheduled.In(loc).Format(time.RFC3339), limit) {
 			s.r.Metrics.RunsMissed(metrics.MissedQueueFull, 1)
 		}
@@ -105,7 +105,7 @@ func (s *syncer) enqueue(scheduled time.Time, loc *time.Location) {
 	s.out.Run = RunQueued
 	s.cj.Status.Queued = append(s.cj.Status.Queued, cronjobv1.QueuedRun{
 		ScheduledTime: metav1.NewTime(scheduled), Since: metav1.NewTime(s.now)})
-	s.event(corev1.EventTypeNormal, ReasonQueued, "Schedule", "Queued the run scheduled at %s: %d jobs active, spec.maxActiveJobs %d",
+	s.event(corev1.EventTypeNormal, cronjobv1.ReasonQueued, "Schedule", "Queued the run scheduled at %s: %d jobs active, spec.maxActiveJobs %d",
 		scheduled.In(loc).Format(time.RFC3339), len(s.cj.Status.Active), maxActive(s.cj))
 }
 

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
@@ -59,19 +60,19 @@ func TestEventRecorderLogsEventsAtV1(t *testing.T) {
 	defer r.Stop()
 
 	job := builders.MakeJob("hello-29933070", "default").UID("job-uid").Obj()
-	r.Eventf(job, nil, corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
+	r.Eventf(job, nil, corev1.EventTypeNormal, cronjobv1.ReasonSuccessfulCreate, "Create", "Created job %s", job.Name)
 	// The broadcaster logs on a goroutine of its own: wait for the line, with a deadline in case it never comes.
 	ctx, cancel := context.WithTimeout(context.Background(), wait.ForeverTestTimeout)
 	defer cancel()
 	for {
 		select {
 		case line := <-logged:
-			if strings.Contains(line, `"Event occurred"`) && strings.Contains(line, `"reason"="`+ReasonSuccessfulCreate+`"`) &&
+			if strings.Contains(line, `"Event occurred"`) && strings.Contains(line, `"reason"="`+cronjobv1.ReasonSuccessfulCreate+`"`) &&
 				strings.Contains(line, `"level"=1`) {
 				return
 			}
 		case <-ctx.Done():
-			t.Fatalf("no V(1) log line of the %s Event within %v", ReasonSuccessfulCreate, wait.ForeverTestTimeout)
+			t.Fatalf("no V(1) log line of the %s Event within %v", cronjobv1.ReasonSuccessfulCreate, wait.ForeverTestTimeout)
 		}
 	}
 }

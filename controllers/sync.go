@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/faults"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
@@ -46,7 +47,7 @@ func (r *CronJobReconciler) announceCreated(cj *cronjobv1.CronJob, jobs []string
 		return
 	}
 	for _, name := range jobs {
-		r.Recorder.Eventf(cj, nil, corev1.EventTypeNormal, ReasonSuccessfulCreate, "Create", "Created job %s", name)
+		r.Recorder.Eventf(cj, nil, corev1.EventTypeNormal, cronjobv1.ReasonSuccessfulCreate, "Create", "Created job %s", name)
 	}
 }
 
@@ -106,8 +107,8 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 		result.RequeueAfter = d
 	} else if plan.Scheduled.IsZero() && len(s.cj.Status.Queued) == 0 {
 		msg := fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix spec.schedule", s.cj.Spec.Schedule)
-		s.warnOnce(ReasonScheduleNeverFires, generation, "Schedule", "%s", msg)
-		setReady(s.cj, metav1.ConditionFalse, ReasonScheduleNeverFires, msg, s.now)
+		s.warnOnce(cronjobv1.ReasonScheduleNeverFires, generation, "Schedule", "%s", msg)
+		setReady(s.cj, metav1.ConditionFalse, cronjobv1.ReasonScheduleNeverFires, msg, s.now)
 		return result, nil
 	}
 
@@ -119,7 +120,7 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	if plan.Scheduled.IsZero() {
 		if !plan.Missed.IsZero() {
 			s.out.Run, s.out.Scheduled = RunMissed, plan.Missed
-			if s.warnOnce(ReasonMissSchedule, slotCause(plan.Missed), "Schedule",
+			if s.warnOnce(cronjobv1.ReasonMissSchedule, slotCause(plan.Missed), "Schedule",
 				"Missed scheduled time to start a job: %s (past startingDeadlineSeconds %d)",
 				plan.Missed.In(loc).Format(time.RFC3339), ptr.Deref(s.cj.Spec.StartingDeadlineSeconds, 0)) {
 				s.r.Metrics.RunsMissed(metrics.MissedPastDeadline, 1)
@@ -135,13 +136,13 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 		limit := int(ptr.Deref(s.cj.Spec.MaxCatchUpRuns, cronjobv1.DefaultMaxCatchUpRuns))
 		var dropped int
 		scheduled, dropped = schedule.OldestCatchUp(sched, earliest, plan.Since, plan.Scheduled, limit)
-		if dropped > 0 && s.warnOnce(ReasonMissedRunsDropped, slotCause(scheduled), "Schedule",
+		if dropped > 0 && s.warnOnce(cronjobv1.ReasonMissedRunsDropped, slotCause(scheduled), "Schedule",
 			"%s older missed runs are beyond spec.maxCatchUpRuns %d and do not start; catching up from %s, oldest first",
 			droppedCount(dropped), limit, scheduled.In(loc).Format(time.RFC3339)) {
 			s.r.Metrics.RunsMissed(metrics.MissedTooMany, min(dropped, schedule.MaxMissedTimes))
 		}
 	} else if plan.Unmet > schedule.MaxMissedTimes {
-		s.warnOnce(ReasonTooManyMissedTimes, slotCause(plan.Scheduled), "Schedule",
+		s.warnOnce(cronjobv1.ReasonTooManyMissedTimes, slotCause(plan.Scheduled), "Schedule",
 			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start, or missedRunPolicy All to start them",
 			schedule.MaxMissedTimes, plan.Scheduled.In(loc).Format(time.RFC3339))
 	}
@@ -179,11 +180,11 @@ func (s *syncer) wakeForQueue(result *ctrl.Result) {
 	}
 }
 
-// setReadyAfterRun sets the Ready condition after the runs of a reconcile: False with ReasonFailedCreate
+// setReadyAfterRun sets the Ready condition after the runs of a reconcile: False with cronjobv1.ReasonFailedCreate
 // and the failure when a run could not start, else True (Scheduled).
 func (s *syncer) setReadyAfterRun(failure string) {
 	if failure != "" {
-		setReady(s.cj, metav1.ConditionFalse, ReasonFailedCreate, failure, s.now)
+		setReady(s.cj, metav1.ConditionFalse, cronjobv1.ReasonFailedCreate, failure, s.now)
 		return
 	}
 	setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonScheduled, "", s.now)
@@ -279,8 +280,8 @@ func (s *syncer) adoptOrBlocked(ctx context.Context, scheduled time.Time, loc *t
 // startingDeadlineSeconds.
 func (s *syncer) skip(scheduled time.Time, reason, note string, args ...any) {
 	s.out.Run = RunSkipped
-	s.event(corev1.EventTypeNormal, ReasonJobAlreadyActive, "Schedule", note, args...)
-	if s.r.warned.first(client.ObjectKeyFromObject(s.cj), ReasonJobAlreadyActive, string(s.cj.UID)+"/"+slotCause(scheduled)) {
+	s.event(corev1.EventTypeNormal, cronjobv1.ReasonJobAlreadyActive, "Schedule", note, args...)
+	if s.r.warned.first(client.ObjectKeyFromObject(s.cj), cronjobv1.ReasonJobAlreadyActive, string(s.cj.UID)+"/"+slotCause(scheduled)) {
 		s.r.Metrics.RunsMissed(reason, 1)
 	}
 }
@@ -318,7 +319,7 @@ func (s *syncer) createRun(ctx context.Context, scheduled time.Time, loc *time.L
 			uid: existing.UID, resourceVersion: existing.ResourceVersion,
 		})
 		msg := blockedMessage(job.Name, scheduled, loc)
-		s.warnOnce(ReasonFailedCreate, slotCause(scheduled), "Create", "%s", msg)
+		s.warnOnce(cronjobv1.ReasonFailedCreate, slotCause(scheduled), "Create", "%s", msg)
 		return msg, nil
 	case jobs.Exists:
 		// Our own Job, created by an earlier reconcile whose status write was lost: adopt it.
@@ -332,7 +333,7 @@ func (s *syncer) createRun(ctx context.Context, scheduled time.Time, loc *time.L
 	case jobs.Failed:
 		s.out.Run = RunFailed
 		s.r.Metrics.JobCreateFailed()
-		s.warnOnce(ReasonFailedCreate, slotCause(scheduled), "Create", "Error creating job: %v", errors.Unwrap(err))
+		s.warnOnce(cronjobv1.ReasonFailedCreate, slotCause(scheduled), "Create", "Error creating job: %v", errors.Unwrap(err))
 		return err.Error(), err
 	default: // jobs.Created
 		log.Info("Created Job", "job", klog.KObj(job), "scheduledTime", scheduled.In(loc).Format(time.RFC3339))
@@ -343,7 +344,7 @@ func (s *syncer) createRun(ctx context.Context, scheduled time.Time, loc *time.L
 		} else {
 			s.r.announceCreated(s.cj, []string{job.Name})
 		}
-		faultPoint(FaultAfterJobCreate)
+		faults.At(faults.AfterJobCreate)
 	}
 	s.r.blocked.forget(client.ObjectKeyFromObject(s.cj))
 	s.recordRun(job, scheduled)

@@ -12,6 +12,7 @@ import (
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 )
@@ -34,7 +35,7 @@ func (s *syncer) trackJobs(ctx context.Context) error {
 			jobs.AddActive(&s.cj.Status, job)
 		case jobs.InActive(&s.cj.Status, job.UID):
 			jobs.RemoveActive(&s.cj.Status, job.UID)
-			s.event(corev1.EventTypeNormal, ReasonSawCompletedJob, "Track",
+			s.event(corev1.EventTypeNormal, cronjobv1.ReasonSawCompletedJob, "Track",
 				"Saw completed job: %s, condition: %s", job.Name, how)
 		}
 		switch how {
@@ -53,18 +54,18 @@ func (s *syncer) trackJobs(ctx context.Context) error {
 		switch {
 		case apierrors.IsNotFound(err) || (err == nil && live.UID != ref.UID):
 			jobs.RemoveActive(&s.cj.Status, ref.UID)
-			s.event(corev1.EventTypeNormal, ReasonMissingJob, "Track", "Active job went missing: %s", ref.Name)
+			s.event(corev1.EventTypeNormal, cronjobv1.ReasonMissingJob, "Track", "Active job went missing: %s", ref.Name)
 		case err != nil:
 			return fmt.Errorf("getting active job %s: %w", ref.Name, err)
 		case !jobs.IsOwnedBy(&live, s.cj):
 			jobs.RemoveActive(&s.cj.Status, ref.UID)
-			s.event(corev1.EventTypeWarning, ReasonUnexpectedJob, "Track",
+			s.event(corev1.EventTypeWarning, cronjobv1.ReasonUnexpectedJob, "Track",
 				"Job %s in status.active is not controlled by this CronJob; dropped it", ref.Name)
 		default:
 			// Present on the API server but not yet in the cache: keep it, and use what the server says.
 			if finished, how := jobs.Finished(&live); finished {
 				jobs.RemoveActive(&s.cj.Status, ref.UID)
-				s.event(corev1.EventTypeNormal, ReasonSawCompletedJob, "Track",
+				s.event(corev1.EventTypeNormal, cronjobv1.ReasonSawCompletedJob, "Track",
 					"Saw completed job: %s, condition: %s", live.Name, how)
 			}
 		}
@@ -88,7 +89,7 @@ func (s *syncer) pruneHistory(ctx context.Context) error {
 func (s *syncer) deleteJob(ctx context.Context, job *batchv1.Job, reason string) error {
 	deleted, err := jobs.Delete(ctx, s.r.Client, job)
 	if err != nil {
-		s.event(corev1.EventTypeWarning, ReasonFailedDelete, "Delete", "Error deleting job %s: %v", job.Name, errors.Unwrap(err))
+		s.event(corev1.EventTypeWarning, cronjobv1.ReasonFailedDelete, "Delete", "Error deleting job %s: %v", job.Name, errors.Unwrap(err))
 		return err
 	}
 	if !deleted {
@@ -97,6 +98,6 @@ func (s *syncer) deleteJob(ctx context.Context, job *batchv1.Job, reason string)
 	ctrl.LoggerFrom(ctx).Info("Deleted Job", "job", klog.KObj(job))
 	s.out.Deleted = append(s.out.Deleted, job.Name)
 	s.r.Metrics.JobDeleted(reason)
-	s.event(corev1.EventTypeNormal, ReasonSuccessfulDelete, "Delete", "Deleted job %s", job.Name)
+	s.event(corev1.EventTypeNormal, cronjobv1.ReasonSuccessfulDelete, "Delete", "Deleted job %s", job.Name)
 	return nil
 }

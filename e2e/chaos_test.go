@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
-	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/controllers/faults"
 	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
 
@@ -109,8 +109,8 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 	})
 
 	It("should adopt the Job of a manager that crashed between creating it and writing status", Serial, func(ctx SpecContext) {
-		setManagerEnv(ctx, controllers.FaultEnv, controllers.FaultAfterJobCreate)
-		DeferCleanup(setManagerEnv, controllers.FaultEnv, "")
+		setManagerEnv(ctx, faults.Env, faults.AfterJobCreate)
+		DeferCleanup(setManagerEnv, faults.Env, "")
 		ns := newNamespace(ctx)
 		oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
 		cj := minutely("crash", ns, 10*time.Minute, 0).Forbid().Obj()
@@ -123,7 +123,7 @@ var _ = Describe("Chaos", Label("chaos"), func() {
 			st := pods[0].Status.ContainerStatuses
 			g.Expect(st).NotTo(BeEmpty())
 			g.Expect(st[0].LastTerminationState.Terminated).NotTo(BeNil())
-			g.Expect(st[0].LastTerminationState.Terminated.ExitCode).To(BeEquivalentTo(controllers.FaultExitCode))
+			g.Expect(st[0].LastTerminationState.Terminated.ExitCode).To(BeEquivalentTo(faults.ExitCode))
 		}).WithTimeout(runWait).Should(Succeed())
 
 		By("checking that the restarted manager adopts that Job: one Job, recorded in status")

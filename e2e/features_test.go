@@ -13,7 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
-	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/controllers/faults"
 	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
 
@@ -58,8 +58,8 @@ var _ = Describe("Runs on the team's terms", Label("features"), func() {
 
 	It("should start each missed run once, oldest first, when the manager crashes in the middle of a catch-up", Serial, func(ctx SpecContext) {
 		By("arming the manager to exit right after its next Job create, before it writes status")
-		setManagerEnv(ctx, controllers.FaultEnv, controllers.FaultAfterJobCreate)
-		DeferCleanup(setManagerEnv, controllers.FaultEnv, "")
+		setManagerEnv(ctx, faults.Env, faults.AfterJobCreate)
+		DeferCleanup(setManagerEnv, faults.Env, "")
 		ns := newNamespace(ctx)
 		oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
 		cj := minutely("catch-up", ns, 0, 0).Schedule("0 * * * *").CatchUp(3).Obj()

@@ -273,25 +273,6 @@ type QueuedRun struct {
 	Since metav1.Time `json:"since"`
 }
 
-// Condition types and reasons of CronJobStatus.Conditions.
-const (
-	// ConditionReady is True while the controller can schedule runs of the CronJob.
-	ConditionReady = "Ready"
-	// ReasonScheduled is the reason of a True Ready condition of an active CronJob.
-	ReasonScheduled = "Scheduled"
-	// ReasonSuspended is the reason of a True Ready condition of a suspended CronJob.
-	ReasonSuspended = "Suspended"
-	// ReasonUnparseableSchedule: spec.schedule cannot be parsed.
-	ReasonUnparseableSchedule = "UnparseableSchedule"
-	// ReasonUnknownTimeZone: spec.timeZone is not a known IANA time zone.
-	ReasonUnknownTimeZone = "UnknownTimeZone"
-	// ReasonScheduleNeverFires: the schedule has no time in the next five years, such as "0 0 31 2 *".
-	ReasonScheduleNeverFires = "ScheduleNeverFires"
-	// ReasonFailedCreate: the Job of the due run could not be created, or a Job of its name belongs to
-	// someone else.
-	ReasonFailedCreate = "FailedCreate"
-)
-
 // CronJob runs a Job on a cron schedule, like batch/v1 CronJob.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status

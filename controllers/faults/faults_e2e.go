@@ -1,6 +1,6 @@
 //go:build e2e_faults
 
-package controllers
+package faults
 
 import (
 	"os"
@@ -11,9 +11,9 @@ import (
 // The e2e image arms the fault point named by $CRONJOB_OPERATOR_FAULT, to fire once per marker file
 // $CRONJOB_OPERATOR_FAULT_MARKER.
 func init() {
-	fire := exitOnceAt(os.Getenv(FaultEnv), os.Getenv(FaultMarkerEnv), func(code int) {
-		ctrl.Log.WithName("faultpoint").Info("Exiting at an armed fault point", "fault", os.Getenv(FaultEnv), "exitCode", code)
+	fire := exitOnceAt(os.Getenv(Env), os.Getenv(MarkerEnv), func(code int) {
+		ctrl.Log.WithName("faultpoint").Info("Exiting at an armed fault point", "fault", os.Getenv(Env), "exitCode", code)
 		os.Exit(code)
 	})
-	faultPoint = fire
+	point = fire
 }
