@@ -4,29 +4,21 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
-	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/controller"
-	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
-	"sigs.k8s.io/controller-runtime/pkg/event"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
-	"sigs.k8s.io/controller-runtime/pkg/predicate"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/clocks"
+	"github.com/cronjob-operator/cronjob-operator/controllers/cronjob"
+	"github.com/cronjob-operator/cronjob-operator/controllers/cronjobrun"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
 	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 	"github.com/cronjob-operator/cronjob-operator/controllers/webhooks"
 )
+
+// ControllerName is the name of the CronJob controller, used in logs, metrics and as the events'
+// reporting controller.
+const ControllerName = cronjob.ControllerName
 
 // Options configures the CronJob controller that Setup wires into a manager. The zero value is the
 // production controller: real clock, one reconcile at a time, no webhooks.
@@ -43,7 +35,7 @@ type Options struct {
 	// OnReconcile, when set, is called with the Outcome of every reconcile, after it is done and before its
 	// result goes back to the workqueue. It must be safe for concurrent use (see MaxConcurrentReconciles)
 	// and return quickly. Tests use it to see what a reconcile did without inferring it from the requeue.
-	OnReconcile func(types.NamespacedName, Outcome)
+	OnReconcile func(types.NamespacedName, cronjob.Outcome)
 }
 
 // WebhookOptions configures the admission webhooks that Setup serves.
@@ -70,17 +62,18 @@ func (c *Controller) WebhooksRegistered() <-chan struct{} { return c.registered 
 // Setup wires the CronJob controller into mgr, which must have been made with CacheOptions and a scheme that
 // holds the built-in types and the CronJob API. It is the one place the controller is assembled, for
 // main.go and the test framework alike (hack/localcluster and bench run the manager binary):
-//   - the field index of Jobs by their controlling CronJob;
+//   - the field indexes (package index);
 //   - the event recorder (EventRecorder), which Controller.Start starts before the manager and stops
 //     after it;
 //   - the reconciler, with the manager's cached client for reads and writes and its API reader, which reads
 //     the API server directly, for the reads that must not come from the cache (is a Job really gone; who
 //     owns a Job that already exists; when was the schedule edited);
-//   - the controller: it watches CronJobs (spec changes only) and the Jobs they control;
-//   - the CronJobRun controller (manual runs, setupCronJobRuns), on the same clock, recorder and metrics;
-//   - the metrics (metrics.go): the counters and the skew histogram of metrics.DefaultMetrics on controller-runtime's
-//     registry (/metrics), and the per-CronJob state on the metrics server's metrics.StatePath, served while
-//     this replica is the leader (state_metrics.go);
+//   - the CronJob controller (package cronjob): it watches CronJobs (spec changes only) and the Jobs they
+//     control;
+//   - the CronJobRun controller (manual runs, package cronjobrun), on the same clock, recorder and metrics;
+//   - the metrics (package metrics): the counters and the skew histogram of metrics.DefaultMetrics on
+//     controller-runtime's registry (/metrics), and the per-CronJob state on the metrics server's
+//     metrics.StatePath, served while this replica is the leader;
 //   - the admission webhooks, when opts.Webhooks is set.
 //
 // Controller name validation is skipped: a process runs one CronJob controller per manager, and test
@@ -91,7 +84,7 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &CronJobReconciler{
+	r := &cronjob.Reconciler{
 		Client:      mgr.GetClient(),
 		APIReader:   mgr.GetAPIReader(),
 		Scheme:      mgr.GetScheme(),
@@ -103,29 +96,18 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 	if err := index.Setup(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return nil, err
 	}
-	copts := controller.Options{
-		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
-		SkipNameValidation:      ptr.To(true),
+	if err := r.SetupWithManager(mgr, opts.MaxConcurrentReconciles); err != nil {
+		return nil, err
 	}
-	queue := &controllerQueue{}
-	r.Queue = queue
-	copts.NewQueue = queue.constructor(mgr, opts.Clock)
-	err = ctrl.NewControllerManagedBy(mgr).
-		Named(ControllerName).
-		For(&cronjobv1.CronJob{}, builder.WithPredicates(predicate.GenerationChangedPredicate{})).
-		// The create event of a Job whose record the reconciler deferred triggers nothing (expectedCreates).
-		Owns(&batchv1.Job{}, builder.WithPredicates(predicate.Funcs{
-			CreateFunc: func(e event.CreateEvent) bool { return !r.expected.observed(e.Object) },
-		})).
-		// A Job of someone else that holds the name of a due run blocks that run (see blockedRuns); when it
-		// changes or goes, the CronJob is reconciled again, so the run starts as soon as it can.
-		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.blocked.cronJobsBlockedBy)).
-		WithOptions(copts).
-		Complete(r)
-	if err != nil {
-		return nil, fmt.Errorf("setting up the controller: %w", err)
+	runs := &cronjobrun.Reconciler{
+		Client:    mgr.GetClient(),
+		APIReader: mgr.GetAPIReader(),
+		Scheme:    mgr.GetScheme(),
+		Clock:     opts.Clock,
+		Recorder:  recorder,
+		Metrics:   metrics.DefaultMetrics(),
 	}
-	if err := setupCronJobRuns(mgr, opts, recorder); err != nil {
+	if err := runs.SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	// The per-CronJob state metrics, from the cache, on their own path, while this replica leads.
@@ -143,66 +125,6 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 		}
 	}
 	return c, nil
-}
-
-// controllerQueue is the CronJob controller's workqueue as the reconciler's RecordQueue: the queue
-// controller-runtime would build (its priority queue; with a fake clock, a FIFO queue on that clock so
-// that RequeueAfter delays elapse only when the clock moves), kept when it is built.
-type controllerQueue struct {
-	q atomic.Pointer[workqueue.TypedRateLimitingInterface[reconcile.Request]]
-}
-
-// recordPriority is the priority of a deferred record in the priority queue: below everything, also
-// below the CronJobs of the initial list after a restart (handler.LowPriority), which are due first.
-const recordPriority = handler.LowPriority - 1
-
-func (c *controllerQueue) constructor(mgr manager.Manager, clk clock.PassiveClock) func(string, workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-	return func(name string, rl workqueue.TypedRateLimiter[reconcile.Request]) workqueue.TypedRateLimitingInterface[reconcile.Request] {
-		var q workqueue.TypedRateLimitingInterface[reconcile.Request]
-		ticker, fake := clk.(clock.WithTicker)
-		switch {
-		case fake && !clocks.IsReal(clk):
-			q = workqueue.NewTypedRateLimitingQueueWithConfig(rl,
-				workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{Name: name, Clock: ticker})
-		case ptr.Deref(mgr.GetControllerOptions().UsePriorityQueue, true):
-			q = priorityqueue.New(name, func(o *priorityqueue.Opts[reconcile.Request]) {
-				o.Log = mgr.GetLogger().WithValues("controller", name)
-				o.RateLimiter = rl
-			})
-		default:
-			q = workqueue.NewTypedRateLimitingQueueWithConfig(rl, workqueue.TypedRateLimitingQueueConfig[reconcile.Request]{Name: name})
-		}
-		c.q.Store(&q)
-		return q
-	}
-}
-
-// Len implements RecordQueue; 0 before the controller has started.
-func (c *controllerQueue) Len() int {
-	if q := c.q.Load(); q != nil {
-		return (*q).Len()
-	}
-	return 0
-}
-
-// Add implements RecordQueue.
-func (c *controllerQueue) Add(req reconcile.Request) {
-	if q := c.q.Load(); q != nil {
-		(*q).Add(req)
-	}
-}
-
-// AddLast implements RecordQueue.
-func (c *controllerQueue) AddLast(req reconcile.Request) {
-	q := c.q.Load()
-	if q == nil {
-		return
-	}
-	if pq, ok := (*q).(priorityqueue.PriorityQueue[reconcile.Request]); ok {
-		pq.AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(recordPriority)}, req)
-		return
-	}
-	(*q).Add(req)
 }
 
 // setupWebhooks registers the admission webhooks at once, or from a runnable that waits for CertsReady,

@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/cronjob"
+
 	"github.com/go-logr/logr"
-	"github.com/google/go-cmp/cmp"
 	"github.com/onsi/gomega"
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -21,21 +22,16 @@ import (
 	clienttesting "k8s.io/client-go/testing"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/leaderelection/resourcelock"
-	"k8s.io/client-go/util/workqueue"
 	clocktesting "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/cache/informertest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllertest"
-	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
-	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -54,7 +50,7 @@ type setupRig struct {
 	informers *informertest.FakeInformers
 	webhooks  *recordingWebhookServer
 	clock     *clocktesting.FakeClock
-	outcomes  chan Outcome
+	outcomes  chan cronjob.Outcome
 	ctrl      *Controller
 }
 
@@ -78,7 +74,7 @@ func newSetupRigWith(t *testing.T, g gomega.Gomega, now time.Time, webhooks *Web
 		}},
 		webhooks: &recordingWebhookServer{},
 		clock:    clocktesting.NewFakeClock(now),
-		outcomes: make(chan Outcome, 100),
+		outcomes: make(chan cronjob.Outcome, 100),
 	}
 	// Nothing listens there: the event recorder's writes fail, which Events allow (best effort).
 	cfg := &rest.Config{Host: "http://127.0.0.1:1"}
@@ -98,7 +94,7 @@ func newSetupRigWith(t *testing.T, g gomega.Gomega, now time.Time, webhooks *Web
 	rig.ctrl, err = Setup(mgr, Options{
 		Clock:    rig.clock,
 		Webhooks: webhooks,
-		OnReconcile: func(key types.NamespacedName, o Outcome) {
+		OnReconcile: func(key types.NamespacedName, o cronjob.Outcome) {
 			if key.Name == "hourly" {
 				rig.outcomes <- o
 			}
@@ -131,10 +127,10 @@ func (rig *setupRig) add(g gomega.Gomega, obj client.Object) {
 	inf.add(obj)
 }
 
-// await calls poke, again and again, until a reconcile of "hourly" ends with an Outcome that matches,
-// and returns that Outcome; the others are dropped.
-func (rig *setupRig) await(g gomega.Gomega, poke func(), match func(Outcome) bool) Outcome {
-	var got Outcome
+// await calls poke, again and again, until a reconcile of "hourly" ends with an cronjob.Outcome that matches,
+// and returns that cronjob.Outcome; the others are dropped.
+func (rig *setupRig) await(g gomega.Gomega, poke func(), match func(cronjob.Outcome) bool) cronjob.Outcome {
+	var got cronjob.Outcome
 	g.Eventually(func() bool {
 		poke()
 		for {
@@ -152,8 +148,8 @@ func (rig *setupRig) await(g gomega.Gomega, poke func(), match func(Outcome) boo
 	return got
 }
 
-func (rig *setupRig) next(g gomega.Gomega) Outcome {
-	var o Outcome
+func (rig *setupRig) next(g gomega.Gomega) cronjob.Outcome {
+	var o cronjob.Outcome
 	g.Eventually(rig.outcomes).WithTimeout(30 * time.Second).Should(gomega.Receive(&o))
 	return o
 }
@@ -166,14 +162,14 @@ func TestSetupReconcilesWatchedCronJobsAndRequeuesOnTheInjectedClock(t *testing.
 
 	rig.add(g, cj)
 	first := rig.next(g)
-	g.Expect(first.Run).To(gomega.Equal(RunNone), "nothing is due at 09:50")
+	g.Expect(first.Run).To(gomega.Equal(cronjob.RunNone), "nothing is due at 09:50")
 	g.Expect(first.RequeueAfter).To(gomega.Equal(10*time.Minute+schedule.RequeuePadding), "requeued for the run at 10:00")
 
 	// The workqueue waits on the injected clock: the requeue fires when the fake clock reaches 10:00, not
 	// ten real minutes later. SetTime again and again, as the requeue may not be queued yet; the time stays
 	// just past 10:00, so the run due is the one of 10:00 whenever the requeue is.
-	due := rig.await(g, func() { rig.clock.SetTime(TopOfTheHour.Add(schedule.RequeuePadding)) }, func(o Outcome) bool { return o.Run != RunNone })
-	g.Expect(due.Run).To(gomega.Equal(RunCreated))
+	due := rig.await(g, func() { rig.clock.SetTime(TopOfTheHour.Add(schedule.RequeuePadding)) }, func(o cronjob.Outcome) bool { return o.Run != cronjob.RunNone })
+	g.Expect(due.Run).To(gomega.Equal(cronjob.RunCreated))
 	g.Expect(due.Scheduled).To(gomega.BeTemporally("==", TopOfTheHour))
 	var job batchv1.Job
 	g.Expect(rig.client.Get(context.Background(), types.NamespacedName{Namespace: Namespace, Name: JobName(TopOfTheHour)}, &job)).To(gomega.Succeed())
@@ -182,7 +178,7 @@ func TestSetupReconcilesWatchedCronJobsAndRequeuesOnTheInjectedClock(t *testing.
 	// An event of a Job the CronJob controls reconciles the CronJob (Owns): it sees its Job running.
 	rig.add(g, &job)
 	owned := rig.next(g)
-	g.Expect(owned.Run).To(gomega.Equal(RunNone))
+	g.Expect(owned.Run).To(gomega.Equal(cronjob.RunNone))
 	g.Expect(rig.cronJob(g).Status.Active).To(gomega.HaveLen(1))
 }
 
@@ -331,53 +327,3 @@ func (s *recordingWebhookServer) Start(ctx context.Context) error {
 func (s *recordingWebhookServer) StartedChecker() healthz.Checker { return healthz.Ping }
 
 func (s *recordingWebhookServer) WebhookMux() *http.ServeMux { return &s.mux }
-
-func TestControllerQueueDefersRecordsBehindEveryReconcile(t *testing.T) {
-	req := func(n string) reconcile.Request {
-		return reconcile.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: n}}
-	}
-	var c controllerQueue
-	// Before the controller has started there is no queue: nothing is queued, and nothing panics.
-	c.Add(req("early"))
-	c.AddLast(req("early"))
-	if n := c.Len(); n != 0 {
-		t.Fatalf("Len before the controller started = %d, want 0", n)
-	}
-
-	// The priority queue of a manager on the real clock: a deferred record (AddLast) comes out after the
-	// CronJobs queued after it, also after those of the initial list (handler.LowPriority).
-	pq := workqueue.TypedRateLimitingInterface[reconcile.Request](priorityqueue.New[reconcile.Request]("test"))
-	t.Cleanup(pq.ShutDown)
-	c.q.Store(&pq)
-	c.AddLast(req("record"))
-	c.Add(req("event"))
-	pq.(priorityqueue.PriorityQueue[reconcile.Request]).AddWithOpts(priorityqueue.AddOpts{Priority: ptr.To(handler.LowPriority)}, req("initial-list"))
-	if n := c.Len(); n != 3 {
-		t.Fatalf("Len = %d, want 3", n)
-	}
-	var order []string
-	for range 3 {
-		r, _ := pq.Get()
-		order = append(order, r.Name)
-		pq.Done(r)
-	}
-	if diff := cmp.Diff([]string{"event", "initial-list", "record"}, order); diff != "" {
-		t.Errorf("order out of the priority queue (-want,+got):\n%s", diff)
-	}
-
-	// A FIFO queue (a fake clock): AddLast appends.
-	fifo := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[reconcile.Request]())
-	t.Cleanup(fifo.ShutDown)
-	c.q.Store(&fifo)
-	c.AddLast(req("record"))
-	c.Add(req("event"))
-	order = nil
-	for range 2 {
-		r, _ := fifo.Get()
-		order = append(order, r.Name)
-		fifo.Done(r)
-	}
-	if diff := cmp.Diff([]string{"record", "event"}, order); diff != "" {
-		t.Errorf("order out of the FIFO queue (-want,+got):\n%s", diff)
-	}
-}

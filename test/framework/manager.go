@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/cronjob"
+
 	"github.com/onsi/ginkgo/v2"
 	"github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
@@ -50,7 +52,7 @@ type ManagerOptions struct {
 	LeaderElection *LeaderElection
 	// OnReconcile, if set, is called with the outcome of every reconcile (controllers.Options.OnReconcile);
 	// see Outcomes for a recorder.
-	OnReconcile func(types.NamespacedName, controllers.Outcome)
+	OnReconcile func(types.NamespacedName, cronjob.Outcome)
 	// MetricsBindAddress, if set (host:port), serves controller-runtime's metrics registry there over plain
 	// HTTP, as main.go does with --metrics-secure=false. Empty serves none. The registry is the process's:
 	// counters add up over every manager of the process.

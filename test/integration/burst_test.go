@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
-	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/controllers/cronjob"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
@@ -17,19 +17,19 @@ import (
 // outcomeLog records every reconcile's outcome in the order they ended, across CronJobs.
 type outcomeLog struct {
 	mu  sync.Mutex
-	all []controllers.Outcome
+	all []cronjob.Outcome
 }
 
-func (l *outcomeLog) record(_ types.NamespacedName, o controllers.Outcome) {
+func (l *outcomeLog) record(_ types.NamespacedName, o cronjob.Outcome) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.all = append(l.all, o)
 }
 
-func (l *outcomeLog) list() []controllers.Outcome {
+func (l *outcomeLog) list() []cronjob.Outcome {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]controllers.Outcome(nil), l.all...)
+	return append([]cronjob.Outcome(nil), l.all...)
 }
 
 var _ = Describe("Jobs first", func() {
@@ -84,15 +84,15 @@ var _ = Describe("Jobs first", func() {
 			for _, o := range log.list() {
 				Expect(o.Err).NotTo(HaveOccurred())
 				switch {
-				case o.Run == controllers.RunCreated:
+				case o.Run == cronjob.RunCreated:
 					created++
 					if !recordWritten {
 						createdBeforeFirstRecord++
 					}
-					if o.Status == controllers.StatusDeferred {
+					if o.Status == cronjob.StatusDeferred {
 						deferred++
 					}
-				case o.Run == controllers.RunNone && o.Status == controllers.StatusWritten && created > 0:
+				case o.Run == cronjob.RunNone && o.Status == cronjob.StatusWritten && created > 0:
 					recordWritten = true
 				}
 			}

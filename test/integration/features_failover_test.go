@@ -8,7 +8,7 @@ import (
 	. "github.com/onsi/gomega"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/controllers/cronjob"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
@@ -24,15 +24,15 @@ import (
 type cutOff struct {
 	manager atomic.Pointer[framework.Manager]
 	fired   atomic.Bool
-	match   func(controllers.Outcome) bool
+	match   func(cronjob.Outcome) bool
 	done    chan struct{}
 }
 
-func newCutOff(match func(controllers.Outcome) bool) *cutOff {
+func newCutOff(match func(cronjob.Outcome) bool) *cutOff {
 	return &cutOff{match: match, done: make(chan struct{})}
 }
 
-func (c *cutOff) record(_ types.NamespacedName, out controllers.Outcome) {
+func (c *cutOff) record(_ types.NamespacedName, out cronjob.Outcome) {
 	m := c.manager.Load()
 	if m == nil || !c.match(out) || c.fired.Swap(true) {
 		return
@@ -68,7 +68,7 @@ var _ = Describe("Leader changes in the middle of the features", func() {
 			cj := builders.MakeCronJob("catch-up", ns).Schedule("*/5 * * * *").CatchUp(4).LastScheduleTime(at("10:00:00")).Obj()
 			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
 			clk := framework.NewClock(at("10:04:00"))
-			cut := newCutOff(func(out controllers.Outcome) bool { return out.Run == controllers.RunCreated })
+			cut := newCutOff(func(out cronjob.Outcome) bool { return out.Run == cronjob.RunCreated })
 			leader, follower, leaderClock := startPair(ns, clk, cut)
 
 			By("coming back at 10:31: the leader starts 10:15, the oldest within the cap, and is cut off")
@@ -101,7 +101,7 @@ var _ = Describe("Leader changes in the middle of the features", func() {
 			cj := builders.MakeCronJob("drain", ns).Schedule("*/5 * * * *").Enqueue().LastScheduleTime(at("10:00:00")).Obj()
 			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
 			clk := framework.NewClock(at("10:04:00"))
-			cut := newCutOff(func(out controllers.Outcome) bool { return !out.Dequeued.IsZero() })
+			cut := newCutOff(func(out cronjob.Outcome) bool { return !out.Dequeued.IsZero() })
 			leader, follower, leaderClock := startPair(ns, clk, cut)
 
 			By("starting 10:05 and queueing 10:10 and 10:15 while its Job runs")

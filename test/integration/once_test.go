@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
-	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/controllers/cronjob"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
@@ -98,7 +98,7 @@ var _ = Describe("Once per cause", func() {
 				touch(ctx, ours, i)
 				Eventually(func() int { return len(outcomes.Of(key)) }).Should(BeNumerically(">", before))
 			}
-			Expect(outcomes.Of(key)).To(HaveEach(HaveField("Run", controllers.RunBlocked)))
+			Expect(outcomes.Of(key)).To(HaveEach(HaveField("Run", cronjob.RunBlocked)))
 			after, err := framework.ScrapeAPIRequests(ctx, cfg)
 			Expect(err).NotTo(HaveOccurred())
 			Expect(after.Since(creates).Count(func(r framework.APIRequest) bool {

@@ -2,7 +2,10 @@ package unittest
 
 import (
 	"context"
+	"sort"
+	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -14,6 +17,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clienttesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -68,4 +72,33 @@ func FakeClient(now func() time.Time, funcs interceptor.Funcs, objs ...client.Ob
 		WithIndex(&batchv1.Job{}, index.JobOwnerKey, index.JobOwner).
 		WithIndex(&cronjobv1.CronJobRun{}, index.RunCronJobKey, index.RunCronJob).
 		WithInterceptorFuncs(funcs).Build()
+}
+
+// JobNames lists the Jobs in Namespace, sorted.
+func JobNames(t *testing.T, c client.Reader) []string {
+	t.Helper()
+	var list batchv1.JobList
+	if err := c.List(context.Background(), &list, client.InNamespace(Namespace)); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{}
+	for _, j := range list.Items {
+		names = append(names, j.Name)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// EventReasons drains the recorder into "Type Reason" strings.
+func EventReasons(rec *events.FakeRecorder) []string {
+	got := []string{}
+	for {
+		select {
+		case e := <-rec.Events:
+			fields := strings.Fields(e)
+			got = append(got, fields[0]+" "+fields[1])
+		default:
+			return got
+		}
+	}
 }

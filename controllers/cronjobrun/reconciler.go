@@ -1,0 +1,179 @@
+package cronjobrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	batchv1 "k8s.io/api/batch/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/clocks"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/conflict"
+	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+)
+
+// ControllerName is the name of the CronJobRun controller in logs and metrics.
+const ControllerName = "cronjobrun"
+
+// Reconciler reconciles CronJobRun objects: it creates the run's Job from its CronJob's
+// jobTemplate (through the CronJob's concurrency policy unless the run says Ignore), follows that Job into
+// the run's phase, and deletes the run when its Job is gone or its ttlSecondsAfterFinished has passed.
+// Setup builds it beside the CronJobReconciler and wires it into the same manager.
+type Reconciler struct {
+	// Client reads (from the manager's cache) and writes objects.
+	Client client.Client
+	// APIReader reads from the API server, bypassing the cache: it lists the CronJob's active Jobs for the
+	// concurrency policy (a Job created a moment ago must count), confirms that a run's Job is really gone
+	// before the run is deleted, and reads a Job that already exists. Required.
+	APIReader client.Reader
+	// Scheme is the scheme used to build owner references.
+	Scheme *runtime.Scheme
+	// Clock is read once per reconcile. Nil means the real clock.
+	Clock clock.PassiveClock
+	// Recorder emits events (events.k8s.io API). Nil emits none.
+	Recorder events.EventRecorder
+	// Metrics counts manual runs in runs_started_total (trigger manual) and the Jobs Replace deleted. Nil
+	// counts nothing.
+	Metrics *metrics.Metrics
+}
+
+// +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobruns,verbs=get;list;watch;update;delete
+// +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobruns/status,verbs=get;update
+
+// Reconcile loads the CronJobRun, reads the clock once, syncs (start the run's Job, or follow it, or prune
+// the run), and writes the status once if it changed. A run whose Job cannot start for a reason the user
+// must fix is Rejected, with a Warning event, and not retried; API errors are returned, wrapped, and
+// retried with backoff. The result requeues a finished run at the end of its ttlSecondsAfterFinished; a
+// Pending run waits for events (a Job of its CronJob finishing, an older run starting), not for time.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	if r.APIReader == nil {
+		return ctrl.Result{}, errors.New("Reconciler.APIReader is nil: set it to the manager's GetAPIReader (controllers.Setup does)")
+	}
+	var run cronjobv1.CronJobRun
+	if err := r.Client.Get(ctx, req.NamespacedName, &run); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if run.DeletionTimestamp != nil {
+		return ctrl.Result{}, nil
+	}
+	original := run.Status.DeepCopy()
+	s := &runSyncer{r: r, run: &run, now: r.clock().Now()}
+	result, syncErr := s.sync(ctx)
+	if s.deleted || equality.Semantic.DeepEqual(*original, run.Status) {
+		return result, syncErr
+	}
+	requeue, err := conflict.WriteStatus(ctx, r.Client, &run, "CronJobRun", syncErr)
+	if requeue {
+		return ctrl.Result{RequeueAfter: conflict.RequeueDelay}, nil
+	}
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	return result, syncErr
+}
+
+func (r *Reconciler) clock() clock.PassiveClock { return clocks.OrReal(r.Clock) }
+
+// runSyncer holds the state of one reconcile of one CronJobRun. Its methods change run.Status in memory;
+// the reconciler writes it once at the end.
+type runSyncer struct {
+	r   *Reconciler
+	run *cronjobv1.CronJobRun
+	now time.Time
+	// deleted is set once the run itself was deleted: there is no status to write.
+	deleted bool
+}
+
+// sync dispatches on where the run is in its life: it has a Job (follow it), it was rejected (prune it
+// once its TTL passes), or it waits to start (start it).
+func (s *runSyncer) sync(ctx context.Context) (ctrl.Result, error) {
+	if s.run.Status.JobName != "" {
+		return s.follow(ctx)
+	}
+	if s.run.Status.Phase == cronjobv1.RunRejected {
+		return s.pruneAfterTTL(ctx)
+	}
+	return s.start(ctx)
+}
+
+// follow brings the run's phase in line with its Job, and deletes the run when the Job is gone: a run
+// lives no longer than its Job, which the history limits of its CronJob (or a user) delete. The garbage
+// collector does the same through the run's owner reference to its Job; this covers clusters and moments
+// without it, and a Job deleted with orphan propagation.
+func (s *runSyncer) follow(ctx context.Context) (ctrl.Result, error) {
+	job, err := s.getRunJob(ctx)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if job == nil {
+		ctrl.LoggerFrom(ctx).Info("Job of the CronJobRun is gone, deleting the CronJobRun", "job", s.run.Status.JobName)
+		return ctrl.Result{}, s.deleteRun(ctx)
+	}
+	if err := s.ownJob(ctx, job); err != nil {
+		return ctrl.Result{}, err
+	}
+	s.followJob(job)
+	if finished(s.run) {
+		return s.pruneAfterTTL(ctx)
+	}
+	return ctrl.Result{}, nil
+}
+
+// getRunJob returns the run's Job (status.jobName), or nil when it is gone: not in the cache and not on the
+// API server, or replaced by another Job of the same name (not the UID the run's owner reference names).
+func (s *runSyncer) getRunJob(ctx context.Context) (*batchv1.Job, error) {
+	key := client.ObjectKey{Namespace: s.run.Namespace, Name: s.run.Status.JobName}
+	job := &batchv1.Job{}
+	err := s.r.Client.Get(ctx, key, job)
+	if apierrors.IsNotFound(err) {
+		// The cache may not have seen a Job created a moment ago: ask the API server.
+		err = s.r.APIReader.Get(ctx, key, job)
+	}
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("getting job %s: %w", key.Name, err)
+	}
+	if uid := ownedJobUID(s.run); uid != "" && uid != job.UID {
+		return nil, nil
+	}
+	return job, nil
+}
+
+// pruneAfterTTL deletes a finished or Rejected run once ttlSecondsAfterFinished (default
+// cronjobv1.DefaultRunTTLSecondsAfterFinished) has passed since its completionTime, and otherwise requeues
+// it for that moment (plus schedule.RequeuePadding), on the controller's clock.
+func (s *runSyncer) pruneAfterTTL(ctx context.Context) (ctrl.Result, error) {
+	expiry := runExpiry(s.run, s.now)
+	if !s.now.Before(expiry) {
+		ctrl.LoggerFrom(ctx).Info("CronJobRun finished longer than its ttlSecondsAfterFinished ago, deleting it",
+			"phase", s.run.Status.Phase)
+		return ctrl.Result{}, s.deleteRun(ctx)
+	}
+	return ctrl.Result{RequeueAfter: expiry.Sub(s.now) + schedule.RequeuePadding}, nil
+}
+
+// deleteRun deletes the run, guarded by its UID; a run already gone is fine.
+func (s *runSyncer) deleteRun(ctx context.Context) error {
+	s.deleted = true
+	uid := s.run.UID
+	err := s.r.Client.Delete(ctx, s.run, client.Preconditions{UID: &uid})
+	if err != nil && !apierrors.IsNotFound(err) {
+		s.deleted = false
+		return fmt.Errorf("deleting CronJobRun %s: %w", s.run.Name, err)
+	}
+	ctrl.LoggerFrom(ctx).V(1).Info("Deleted CronJobRun", "cronJobRun", klog.KObj(s.run))
+	return nil
+}

@@ -1,0 +1,34 @@
+// Package conflict is how both reconcilers write a status: once per reconcile, as a full update of the
+// status subresource, and a conflict (the cache was behind the server) is a requeue, not an error.
+package conflict
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// RequeueDelay is how soon a reconcile whose status write met a conflict runs again.
+const RequeueDelay = 100 * time.Millisecond
+
+// WriteStatus updates the status subresource of obj, a kind such as "CronJob". The resourceVersion read
+// from the cache makes it conditional: a conflict means the server has a newer object. When the reconcile
+// had no other error (syncErr nil), a conflict gives requeue true and no error: every step of a reconcile is
+// idempotent, so it looks again after RequeueDelay instead of logging an error. Any other failure is
+// returned as "writing status: ...", joined with syncErr; so is a conflict with syncErr set.
+func WriteStatus(ctx context.Context, c client.StatusClient, obj client.Object, kind string, syncErr error) (requeue bool, err error) {
+	err = c.Status().Update(ctx, obj)
+	if err == nil {
+		return false, nil
+	}
+	if apierrors.IsConflict(err) && syncErr == nil {
+		ctrl.LoggerFrom(ctx).V(1).Info("Status write conflicted with a newer " + kind + ", requeueing")
+		return true, nil
+	}
+	return false, errors.Join(syncErr, fmt.Errorf("writing status: %w", err))
+}
