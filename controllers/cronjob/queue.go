@@ -2,6 +2,7 @@ package cronjob
 
 import (
 	"context"
+	"math"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -9,83 +10,57 @@ import (
 	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/concurrency"
 	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
-// serveQueue serves status.queued (concurrencyPolicy Enqueue), oldest first, before the run that is due:
-//   - a queued run past startingDeadlineSeconds (counted from its scheduled time) is dropped
-//     (QueuedRunExpired, runs_missed_total reason queue_expired);
-//   - under any other policy the queue is dropped the same way: the runs were queued under Enqueue only;
-//   - so is a queued run due at or before status.observedSchedule.since: the schedule or time zone was
-//     edited, or the CronJob suspended and resumed, after it was due ("no surprise runs");
-//   - the oldest queued run starts when fewer than maxActiveJobs Jobs are active, one per reconcile; a Job
-//     of ours for it that exists already (a create whose status write was lost) is adopted. Either way it
-//     leaves the queue and Outcome.Dequeued is its scheduled time.
+// serveQueue acts on the queue part of the decision (decideQueue), before the run that is due: the
+// dropped runs leave status.queued (QueuedRunExpired, runs_missed_total reason queue_expired), and the head,
+// if there is room for it, starts: a Job of ours for it that exists already (a create whose status write
+// was lost) is adopted. Either way it leaves the queue and Outcome.Dequeued is its scheduled time. One
+// queued run starts per reconcile.
 //
-// failure, when not empty, says why the oldest run could not start (a Job of someone else holds its name;
-// it stays queued); err is an API error to retry.
-func (s *syncer) serveQueue(ctx context.Context, loc *time.Location) (failure string, err error) {
+// failure, when not empty, says why the head could not start (a Job of someone else holds its name; it
+// stays queued); err is an API error to retry.
+func (s *syncer) serveQueue(ctx context.Context, d *decision) (failure string, err error) {
 	if len(s.cj.Status.Queued) == 0 {
 		return "", nil
 	}
-	var kept []cronjobv1.QueuedRun
-	for _, run := range s.cj.Status.Queued {
-		switch {
-		case s.cj.Spec.ConcurrencyPolicy != cronjobv1.EnqueueConcurrent:
-			s.dropQueued(run.ScheduledTime.Time, loc, "spec.concurrencyPolicy is "+string(s.cj.Spec.ConcurrencyPolicy)+", no longer Enqueue")
-		case s.cj.Status.ObservedSchedule != nil && !run.ScheduledTime.After(s.cj.Status.ObservedSchedule.Since.Time):
-			s.dropQueued(run.ScheduledTime.Time, loc, "the schedule or time zone changed, or the CronJob was resumed, after it was due")
-		case schedule.PastDeadline(run.ScheduledTime.Time, s.now, s.cj.Spec.StartingDeadlineSeconds):
-			s.dropQueued(run.ScheduledTime.Time, loc, "past startingDeadlineSeconds")
-		default:
-			kept = append(kept, run)
-		}
-	}
-	s.cj.Status.Queued = kept
-	if len(kept) == 0 {
+	s.drop(d.drops, d.loc)
+	s.cj.Status.Queued = d.kept
+	if d.head.IsZero() {
 		return "", nil
 	}
-	head := kept[0].ScheduledTime.Time
-	if !s.knowsJob(jobs.Name(s.cj.Name, head)) && int32(len(s.cj.Status.Active)) >= maxActive(s.cj) {
-		return "", nil // no room, and no Job of its own to adopt
-	}
 	due := s.out // the outcome describes the run due now; the queued one is Outcome.Dequeued
-	done, failure := s.adoptOrBlocked(ctx, head, loc)
+	done, failure := s.adoptOrBlocked(ctx, d.head, d.loc)
 	if !done {
-		failure, err = s.createRun(ctx, head, loc)
+		failure, err = s.createRun(ctx, d.head, d.loc)
 	}
 	switch s.out.Run {
 	case RunCreated:
 		s.r.Metrics.QueuedRunStarted()
 		fallthrough
 	case RunAdopted:
-		s.cj.Status.Queued = kept[1:]
+		s.cj.Status.Queued = d.kept[1:]
 		if len(s.cj.Status.Queued) == 0 {
 			s.cj.Status.Queued = nil
 		}
-		s.cj.Status.LastScheduleTime = laterTime(s.cj.Status.LastScheduleTime, ptr.To(metav1.NewTime(head)))
-		due.Dequeued = head
+		s.cj.Status.LastScheduleTime = laterTime(s.cj.Status.LastScheduleTime, ptr.To(metav1.NewTime(d.head)))
+		due.Dequeued = d.head
 	}
 	due.Deleted = s.out.Deleted
 	s.out = due
 	return failure, err
 }
 
-// dropQueue drops every queued run for why.
-func (s *syncer) dropQueue(loc *time.Location, why string) {
-	for _, run := range s.cj.Status.Queued {
-		s.dropQueued(run.ScheduledTime.Time, loc, why)
+// drop drops the queued runs, each for its reason (QueuedRunExpired).
+func (s *syncer) drop(runs []droppedRun, loc *time.Location) {
+	for _, run := range runs {
+		s.event(corev1.EventTypeWarning, cronjobv1.ReasonQueuedRunExpired, "Schedule", "Dropped the queued run scheduled at %s: %s",
+			run.scheduled.In(loc).Format(time.RFC3339), run.why)
+		s.r.Metrics.RunsMissed(metrics.MissedQueueExpired, 1)
 	}
-	s.cj.Status.Queued = nil
-}
-
-// dropQueued drops the queued run scheduled at `scheduled` for why (QueuedRunExpired).
-func (s *syncer) dropQueued(scheduled time.Time, loc *time.Location, why string) {
-	s.event(corev1.EventTypeWarning, cronjobv1.ReasonQueuedRunExpired, "Schedule", "Dropped the queued run scheduled at %s: %s",
-		scheduled.In(loc).Format(time.RFC3339), why)
-	s.r.Metrics.RunsMissed(metrics.MissedQueueExpired, 1)
 }
 
 // enqueue queues the run scheduled at `scheduled` in status.queued (RunQueued), or, when the queue holds
@@ -106,7 +81,7 @@ func (s *syncer) enqueue(scheduled time.Time, loc *time.Location) {
 	s.cj.Status.Queued = append(s.cj.Status.Queued, cronjobv1.QueuedRun{
 		ScheduledTime: metav1.NewTime(scheduled), Since: metav1.NewTime(s.now)})
 	s.event(corev1.EventTypeNormal, cronjobv1.ReasonQueued, "Schedule", "Queued the run scheduled at %s: %d jobs active, spec.maxActiveJobs %d",
-		scheduled.In(loc).Format(time.RFC3339), len(s.cj.Status.Active), maxActive(s.cj))
+		scheduled.In(loc).Format(time.RFC3339), len(s.cj.Status.Active), activeLimit(s.cj))
 }
 
 // queueExpiry is the instant after which the oldest queued run (status.queued is oldest first) is past
@@ -118,4 +93,13 @@ func queueExpiry(queued []cronjobv1.QueuedRun, deadlineSeconds *int64) (time.Tim
 		return time.Time{}, false
 	}
 	return queued[0].ScheduledTime.Add(deadline), true
+}
+
+// activeLimit is how many Jobs of the CronJob may be active at once (concurrency.Limit); math.MaxInt32 without
+// a limit.
+func activeLimit(cj *cronjobv1.CronJob) int32 {
+	if n, ok := concurrency.Limit(&cj.Spec); ok {
+		return n
+	}
+	return math.MaxInt32
 }

@@ -106,7 +106,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // reconcile is Reconcile, returning the Outcome.
 func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) Outcome {
 	if r.APIReader == nil {
-		return Outcome{Err: errors.New("Reconciler.APIReader is nil: set it to the manager's GetAPIReader (controllers.Setup does)")}
+		return Outcome{Err: errors.New("cronjob.Reconciler.APIReader is nil: set it to the manager's GetAPIReader (controllers.Setup does)")}
 	}
 	var cj cronjobv1.CronJob
 	if err := r.Client.Get(ctx, req.NamespacedName, &cj); err != nil {

@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
-	"github.com/robfig/cron/v3"
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,8 +64,8 @@ func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 	return res, nil
 }
 
-// scheduleRun evaluates the schedule and starts the run that is due, if any. It returns the requeue for the
-// next scheduled time, and sets the Ready condition once, from the outcome.
+// scheduleRun decides (decide.go) and acts on the decision: the queue first, then the run due. It returns
+// the requeue for the next scheduled time, and sets the Ready condition once, from the outcome.
 func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	if s.cj.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil
@@ -77,81 +75,25 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, err
 	}
 	observeSchedule(s.cj, s.now, editedAt)
-	generation := strconv.FormatInt(s.cj.Generation, 10)
-	sched, loc, err := schedule.Parse(s.cj.Spec.Schedule, s.cj.Spec.TimeZone)
-	if err != nil {
-		var se *schedule.Error
-		if !errors.As(err, &se) {
-			return ctrl.Result{}, err
-		}
-		s.warnOnce(se.Reason, generation, "Schedule", "%s", se.Message)
-		setReady(s.cj, metav1.ConditionFalse, se.Reason, se.Message, s.now)
-		s.cj.Status.NextScheduleTime = nil
-		return ctrl.Result{}, nil // a user error: no requeue until the spec changes
+	d := decide(s.cj, s.jobs, s.now)
+	defer s.trace(ctx, &d)
+	switch {
+	case d.scheduleErr != nil:
+		return s.haltUnparseable(d.scheduleErr), nil
+	case d.suspended:
+		return s.haltSuspended(&d), nil
 	}
-	if ptr.Deref(s.cj.Spec.Suspend, false) {
-		s.cj.Status.NextScheduleTime = nil
-		s.dropQueue(loc, "spec.suspend is true")
-		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonSuspended, "spec.suspend is true: no new runs start", s.now)
-		return ctrl.Result{}, nil
-	}
-
-	earliest := schedule.EarliestTime(s.cj)
-	plan := schedule.PlanRun(sched, earliest, s.now, s.cj.Spec.StartingDeadlineSeconds, s.delays(sched))
-	s.cj.Status.NextScheduleTime = nil
-	if !plan.NextStart.IsZero() {
-		s.cj.Status.NextScheduleTime = ptr.To(metav1.NewTime(plan.NextStart))
-	}
-	result := ctrl.Result{}
-	if d, ok := schedule.RequeueAfter(plan.NextStart, s.now); ok {
-		result.RequeueAfter = d
-	} else if plan.Scheduled.IsZero() && len(s.cj.Status.Queued) == 0 {
-		msg := fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix spec.schedule", s.cj.Spec.Schedule)
-		s.warnOnce(cronjobv1.ReasonScheduleNeverFires, generation, "Schedule", "%s", msg)
-		setReady(s.cj, metav1.ConditionFalse, cronjobv1.ReasonScheduleNeverFires, msg, s.now)
+	result := s.setNext(&d)
+	if d.neverFires {
 		return result, nil
 	}
-
 	// The queue first: its runs are older than the one due now, and start first.
-	failure, err := s.serveQueue(ctx, loc)
+	failure, err := s.serveQueue(ctx, &d)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	if plan.Scheduled.IsZero() {
-		if !plan.Missed.IsZero() {
-			s.out.Run, s.out.Scheduled = RunMissed, plan.Missed
-			if s.warnOnce(cronjobv1.ReasonMissSchedule, slotCause(plan.Missed), "Schedule",
-				"Missed scheduled time to start a job: %s (past startingDeadlineSeconds %d)",
-				plan.Missed.In(loc).Format(time.RFC3339), ptr.Deref(s.cj.Spec.StartingDeadlineSeconds, 0)) {
-				s.r.Metrics.RunsMissed(metrics.MissedPastDeadline, 1)
-			}
-		}
-		s.wakeForQueue(&result)
-		s.setReadyAfterRun(failure)
-		return result, nil
-	}
-
-	scheduled, catchUp := plan.Scheduled, s.cj.Spec.MissedRunPolicy == cronjobv1.MissedRunAll
-	if catchUp && plan.Unmet > 1 {
-		limit := int(ptr.Deref(s.cj.Spec.MaxCatchUpRuns, cronjobv1.DefaultMaxCatchUpRuns))
-		var dropped int
-		scheduled, dropped = schedule.OldestCatchUp(sched, earliest, plan.Since, plan.Scheduled, limit)
-		if dropped > 0 && s.warnOnce(cronjobv1.ReasonMissedRunsDropped, slotCause(scheduled), "Schedule",
-			"%s older missed runs are beyond spec.maxCatchUpRuns %d and do not start; catching up from %s, oldest first",
-			droppedCount(dropped), limit, scheduled.In(loc).Format(time.RFC3339)) {
-			s.r.Metrics.RunsMissed(metrics.MissedTooMany, min(dropped, schedule.MaxMissedTimes))
-		}
-	} else if plan.Unmet > schedule.MaxMissedTimes {
-		s.warnOnce(cronjobv1.ReasonTooManyMissedTimes, slotCause(plan.Scheduled), "Schedule",
-			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start, or missedRunPolicy All to start them",
-			schedule.MaxMissedTimes, plan.Scheduled.In(loc).Format(time.RFC3339))
-	}
-	s.out.Scheduled = scheduled
-	runFailure, err := s.startRun(ctx, scheduled, loc)
-	if s.out.Run == RunCreated {
-		s.countStarted(scheduled, plan.Unmet, catchUp, s.delay(sched, scheduled))
-	}
-	if catchUp && plan.Unmet > 1 && (s.out.Run == RunCreated || s.out.Run == RunAdopted || s.out.Run == RunQueued) {
+	runFailure, err := s.actOnDue(ctx, &d)
+	if d.catchUp && (s.out.Run == RunCreated || s.out.Run == RunAdopted || s.out.Run == RunQueued) {
 		// The next missed run starts in the next reconcile, one Job per reconcile. A run the policy skipped
 		// waits for the Job events instead.
 		result.RequeueAfter = schedule.RequeuePadding
@@ -167,6 +109,76 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	return result, nil
 }
 
+// haltUnparseable reports a wrong spec.schedule or spec.timeZone once per generation (a Warning event
+// and Ready=False with what to fix): a user error, not requeued until the spec changes.
+func (s *syncer) haltUnparseable(se *schedule.Error) ctrl.Result {
+	s.warnOnce(se.Reason, strconv.FormatInt(s.cj.Generation, 10), "Schedule", "%s", se.Message)
+	setReady(s.cj, metav1.ConditionFalse, se.Reason, se.Message, s.now)
+	s.cj.Status.NextScheduleTime = nil
+	return ctrl.Result{}
+}
+
+// haltSuspended drops the queue of a suspended CronJob; nothing starts, nothing is requeued.
+func (s *syncer) haltSuspended(d *decision) ctrl.Result {
+	s.cj.Status.NextScheduleTime = nil
+	s.drop(d.drops, d.loc)
+	s.cj.Status.Queued = nil
+	setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonSuspended, "spec.suspend is true: no new runs start", s.now)
+	return ctrl.Result{}
+}
+
+// setNext records status.nextScheduleTime (the start of the next run, jitter included) and returns the
+// requeue for it. A schedule that never fires is reported once per generation instead.
+func (s *syncer) setNext(d *decision) ctrl.Result {
+	s.cj.Status.NextScheduleTime = nil
+	if !d.plan.NextStart.IsZero() {
+		s.cj.Status.NextScheduleTime = ptr.To(metav1.NewTime(d.plan.NextStart))
+	}
+	if after, ok := schedule.RequeueAfter(d.plan.NextStart, s.now); ok {
+		return ctrl.Result{RequeueAfter: after}
+	}
+	if d.neverFires {
+		msg := fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix spec.schedule", s.cj.Spec.Schedule)
+		s.warnOnce(cronjobv1.ReasonScheduleNeverFires, strconv.FormatInt(s.cj.Generation, 10), "Schedule", "%s", msg)
+		setReady(s.cj, metav1.ConditionFalse, cronjobv1.ReasonScheduleNeverFires, msg, s.now)
+	}
+	return ctrl.Result{}
+}
+
+// actOnDue reports what catch-up and the deadline say of the run due (MissSchedule, MissedRunsDropped,
+// TooManyMissedTimes, once each) and carries out its verdict, counting a run started.
+func (s *syncer) actOnDue(ctx context.Context, d *decision) (failure string, err error) {
+	switch {
+	case d.verdict == verdictNone:
+		return "", nil
+	case d.verdict == verdictMissed:
+		s.out.Run, s.out.Scheduled = RunMissed, d.due
+		if s.warnOnce(cronjobv1.ReasonMissSchedule, slotCause(d.due), "Schedule",
+			"Missed scheduled time to start a job: %s (past startingDeadlineSeconds %d)",
+			d.due.In(d.loc).Format(time.RFC3339), ptr.Deref(s.cj.Spec.StartingDeadlineSeconds, 0)) {
+			s.r.Metrics.RunsMissed(metrics.MissedPastDeadline, 1)
+		}
+		return "", nil
+	case d.dropped > 0:
+		limit := int(ptr.Deref(s.cj.Spec.MaxCatchUpRuns, cronjobv1.DefaultMaxCatchUpRuns))
+		if s.warnOnce(cronjobv1.ReasonMissedRunsDropped, slotCause(d.due), "Schedule",
+			"%s older missed runs are beyond spec.maxCatchUpRuns %d and do not start; catching up from %s, oldest first",
+			droppedCount(d.dropped), limit, d.due.In(d.loc).Format(time.RFC3339)) {
+			s.r.Metrics.RunsMissed(metrics.MissedTooMany, min(d.dropped, schedule.MaxMissedTimes))
+		}
+	case d.tooMany:
+		s.warnOnce(cronjobv1.ReasonTooManyMissedTimes, slotCause(d.due), "Schedule",
+			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start, or missedRunPolicy All to start them",
+			schedule.MaxMissedTimes, d.due.In(d.loc).Format(time.RFC3339))
+	}
+	s.out.Scheduled = d.due
+	failure, err = s.startRun(ctx, d)
+	if s.out.Run == RunCreated {
+		s.countStarted(d.due, d.plan.Unmet, d.catchUp, schedule.RunDelay(s.cj, d.sched, schedule.EarliestTime(s.cj), d.due))
+	}
+	return failure, err
+}
+
 // wakeForQueue has the reconcile requeued when the oldest queued run expires (queueExpiry), if that comes
 // before the requeue it asks for already, so the run leaves status.queued (QueuedRunExpired) then and not
 // at the next scheduled time.
@@ -180,7 +192,7 @@ func (s *syncer) wakeForQueue(result *ctrl.Result) {
 	}
 }
 
-// setReadyAfterRun sets the Ready condition after the runs of a reconcile: False with cronjobv1.ReasonFailedCreate
+// setReadyAfterRun sets the Ready condition after the runs of a reconcile: False with ReasonFailedCreate
 // and the failure when a run could not start, else True (Scheduled).
 func (s *syncer) setReadyAfterRun(failure string) {
 	if failure != "" {
@@ -198,46 +210,34 @@ func droppedCount(n int) string {
 	return strconv.Itoa(n)
 }
 
-// delays is the jitter of this CronJob's runs (spec.jitterSeconds), nil when it has none.
-func (s *syncer) delays(sched cron.Schedule) schedule.DelayFunc {
-	if ptr.Deref(s.cj.Spec.JitterSeconds, 0) <= 0 {
-		return nil
-	}
-	return func(scheduled time.Time) time.Duration { return s.delay(sched, scheduled) }
-}
-
-// delay is the jitter of the run scheduled at `scheduled` (schedule.RunDelay); 0 without spec.jitterSeconds.
-func (s *syncer) delay(sched cron.Schedule, scheduled time.Time) time.Duration {
-	return schedule.RunDelay(s.cj, sched, schedule.EarliestTime(s.cj), scheduled)
-}
-
-// startRun applies the concurrency policy and creates the Job for the scheduled time. On success
-// lastScheduleTime becomes the scheduled time and the Job joins status.active.
-//
-// A Job of ours already named for the scheduled time is that run: its create succeeded but the status write
-// was lost, or the CronJob came from a cache that has not seen the write yet. It is adopted before the
-// concurrency policy is applied, so that Forbid does not count the run as skipped and Replace does not
-// replace the run by itself.
+// startRun carries out the verdict on the run due, d.due: adopt its Job, or, unless a Job of someone else
+// holds its name, skip it, queue it, or create its Job (after deleting the active Jobs under Replace). On
+// success lastScheduleTime becomes its scheduled time and the Job joins status.active.
 //
 // failure, when not empty, says why the run could not start (for the Ready condition); err is an API error
 // to retry.
-func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Location) (failure string, err error) {
-	if done, failure := s.adoptOrBlocked(ctx, scheduled, loc); done {
-		return failure, nil
+func (s *syncer) startRun(ctx context.Context, d *decision) (failure string, err error) {
+	s.out.Job = jobs.Name(s.cj.Name, d.due)
+	if d.verdict == verdictAdopt {
+		s.adopt(ctx, d.due)
+		return "", nil
 	}
-	active := int32(len(s.cj.Status.Active))
-	switch s.cj.Spec.ConcurrencyPolicy {
-	case cronjobv1.ForbidConcurrent:
-		if active > 0 {
-			s.skip(scheduled, metrics.MissedForbid, "Not starting job because prior execution is running and concurrency policy is Forbid")
-			return "", nil
+	if msg, blocked := s.stillBlocked(ctx, s.out.Job, d.due, d.loc); blocked {
+		s.out.Run = RunBlocked
+		return msg, nil
+	}
+	switch d.verdict {
+	case verdictSkip:
+		note := "Not starting job because prior execution is running and concurrency policy is Forbid"
+		if d.skipped == metrics.MissedMaxActive {
+			note = fmt.Sprintf("Not starting job because %d jobs are active, spec.maxActiveJobs", len(s.cj.Status.Active))
 		}
-	case cronjobv1.EnqueueConcurrent:
-		if len(s.cj.Status.Queued) > 0 || !s.out.Dequeued.IsZero() || active >= maxActive(s.cj) {
-			s.enqueue(scheduled, loc)
-			return "", nil
-		}
-	case cronjobv1.ReplaceConcurrent:
+		s.skip(d.due, d.skipped, "%s", note)
+		return "", nil
+	case verdictEnqueue:
+		s.enqueue(d.due, d.loc)
+		return "", nil
+	case verdictReplace:
 		for _, ref := range append([]corev1.ObjectReference(nil), s.cj.Status.Active...) {
 			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Namespace: ref.Namespace, Name: ref.Name, UID: ref.UID}}
 			if err := s.deleteJob(ctx, job, metrics.DeletedReplace); err != nil {
@@ -246,33 +246,33 @@ func (s *syncer) startRun(ctx context.Context, scheduled time.Time, loc *time.Lo
 			}
 			jobs.RemoveActive(&s.cj.Status, ref.UID)
 		}
-	default: // Allow
-		if active >= maxActive(s.cj) {
-			s.skip(scheduled, metrics.MissedMaxActive, "Not starting job because %d jobs are active, spec.maxActiveJobs", active)
-			return "", nil
-		}
 	}
-	return s.createRun(ctx, scheduled, loc)
+	return s.createRun(ctx, d.due, d.loc)
 }
 
 // adoptOrBlocked does what comes before the concurrency policy for the run scheduled at `scheduled`: a Job
-// of ours for it exists already (adopted: lastScheduleTime becomes the scheduled time, if later), or a Job
-// of someone else holds its name (blocked, failure says so). done is false when the run is still to start.
+// of ours for it exists already (adopted, see adopt), or a Job of someone else holds its name (blocked,
+// failure says so). done is false when the run is still to start.
 func (s *syncer) adoptOrBlocked(ctx context.Context, scheduled time.Time, loc *time.Location) (done bool, failure string) {
-	name := jobs.Name(s.cj.Name, scheduled)
-	s.out.Job = name
-	if s.knowsJob(name) {
-		// trackJobs has already put it in status.active if it is still running.
-		ctrl.LoggerFrom(ctx).V(1).Info("Job of the due run exists, adopting it", "job", name)
-		s.out.Run = RunAdopted
-		s.cj.Status.LastScheduleTime = laterTime(s.cj.Status.LastScheduleTime, ptr.To(metav1.NewTime(scheduled)))
+	s.out.Job = jobs.Name(s.cj.Name, scheduled)
+	if knowsJob(s.cj, s.jobs, s.out.Job) {
+		s.adopt(ctx, scheduled)
 		return true, ""
 	}
-	if msg, blocked := s.stillBlocked(ctx, name, scheduled, loc); blocked {
+	if msg, blocked := s.stillBlocked(ctx, s.out.Job, scheduled, loc); blocked {
 		s.out.Run = RunBlocked
 		return true, msg
 	}
 	return false, ""
+}
+
+// adopt makes the Job of ours named for the run scheduled at `scheduled` that run (RunAdopted):
+// lastScheduleTime becomes the scheduled time, if later. trackJobs has already put the Job in
+// status.active if it is still running.
+func (s *syncer) adopt(ctx context.Context, scheduled time.Time) {
+	ctrl.LoggerFrom(ctx).V(1).Info("Job of the due run exists, adopting it", "job", s.out.Job)
+	s.out.Run = RunAdopted
+	s.cj.Status.LastScheduleTime = laterTime(s.cj.Status.LastScheduleTime, ptr.To(metav1.NewTime(scheduled)))
 }
 
 // skip records that the run scheduled at `scheduled` does not start now because of the concurrency policy
@@ -284,18 +284,6 @@ func (s *syncer) skip(scheduled time.Time, reason, note string, args ...any) {
 	if s.r.warned.first(client.ObjectKeyFromObject(s.cj), cronjobv1.ReasonJobAlreadyActive, string(s.cj.UID)+"/"+slotCause(scheduled)) {
 		s.r.Metrics.RunsMissed(reason, 1)
 	}
-}
-
-// maxActive is how many Jobs of the CronJob may be active at once: spec.maxActiveJobs, else unlimited
-// under Allow and 1 under Enqueue.
-func maxActive(cj *cronjobv1.CronJob) int32 {
-	if cj.Spec.MaxActiveJobs != nil {
-		return *cj.Spec.MaxActiveJobs
-	}
-	if cj.Spec.ConcurrencyPolicy == cronjobv1.EnqueueConcurrent {
-		return 1
-	}
-	return math.MaxInt32
 }
 
 // createRun creates the Job of the run scheduled at `scheduled` and records the run. A Job of that name
@@ -384,22 +372,6 @@ func (s *syncer) recordRun(job *batchv1.Job, scheduled time.Time) {
 		jobs.AddActive(&s.cj.Status, job)
 	}
 	s.cj.Status.LastScheduleTime = laterTime(s.cj.Status.LastScheduleTime, ptr.To(metav1.NewTime(scheduled)))
-}
-
-// knowsJob reports whether a Job of this CronJob with that name is in the Jobs listed for this reconcile or
-// in status.active (there, trackJobs has confirmed it on the API server when the cache lacks it).
-func (s *syncer) knowsJob(name string) bool {
-	for _, job := range s.jobs {
-		if job.Name == name {
-			return true
-		}
-	}
-	for _, ref := range s.cj.Status.Active {
-		if ref.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 // event records an event about the CronJob.

@@ -9,6 +9,7 @@ import (
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/klog/v2"
@@ -58,7 +59,7 @@ type Reconciler struct {
 // Pending run waits for events (a Job of its CronJob finishing, an older run starting), not for time.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	if r.APIReader == nil {
-		return ctrl.Result{}, errors.New("Reconciler.APIReader is nil: set it to the manager's GetAPIReader (controllers.Setup does)")
+		return ctrl.Result{}, errors.New("cronjobrun.Reconciler.APIReader is nil: set it to the manager's GetAPIReader (controllers.Setup does)")
 	}
 	var run cronjobv1.CronJobRun
 	if err := r.Client.Get(ctx, req.NamespacedName, &run); err != nil {
@@ -70,6 +71,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	original := run.Status.DeepCopy()
 	s := &runSyncer{r: r, run: &run, now: r.clock().Now()}
 	result, syncErr := s.sync(ctx)
+	s.trace(ctx, result)
 	if s.deleted || equality.Semantic.DeepEqual(*original, run.Status) {
 		return result, syncErr
 	}
@@ -176,4 +178,19 @@ func (s *runSyncer) deleteRun(ctx context.Context) error {
 	}
 	ctrl.LoggerFrom(ctx).V(1).Info("Deleted CronJobRun", "cronJobRun", klog.KObj(s.run))
 	return nil
+}
+
+// trace logs at V(1) what the reconcile decided about the run and why (the reason of its Ready condition),
+// so that --zap-log-level=debug answers "why has my run not started".
+func (s *runSyncer) trace(ctx context.Context, result ctrl.Result) {
+	log := ctrl.LoggerFrom(ctx).V(1)
+	if !log.Enabled() {
+		return
+	}
+	reason, message := "", ""
+	if c := meta.FindStatusCondition(s.run.Status.Conditions, cronjobv1.ConditionReady); c != nil {
+		reason, message = c.Reason, c.Message
+	}
+	log.Info("Decided", "cronJob", s.run.Spec.CronJobName, "phase", string(s.run.Status.Phase), "reason", reason,
+		"message", message, "job", s.run.Status.JobName, "deleted", s.deleted, "requeueAfter", result.RequeueAfter)
 }

@@ -11,11 +11,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/concurrency"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
@@ -178,26 +178,22 @@ func (s *runSyncer) admit(ctx context.Context, cj *cronjobv1.CronJob, name strin
 	if err != nil {
 		return false, err
 	}
-	limit, reason := 0, cronjobv1.ReasonMaxActiveJobs
-	switch cj.Spec.ConcurrencyPolicy {
-	case cronjobv1.ReplaceConcurrent:
-		return true, s.replace(ctx, active)
-	case cronjobv1.ForbidConcurrent:
-		limit, reason = 1, cronjobv1.ReasonJobAlreadyActive
-	case cronjobv1.EnqueueConcurrent:
-		limit = int(ptr.Deref(cj.Spec.MaxActiveJobs, 1))
-	default:
-		if cj.Spec.MaxActiveJobs == nil {
-			return true, nil
+	older := 0
+	limit, bounded := concurrency.Limit(&cj.Spec)
+	if bounded {
+		if older, err = s.olderWaitingRuns(ctx); err != nil {
+			return false, err
 		}
-		limit = int(*cj.Spec.MaxActiveJobs)
 	}
-	older, err := s.olderWaitingRuns(ctx)
-	if err != nil {
-		return false, err
-	}
-	if len(active)+older < limit {
+	switch concurrency.Admit(&cj.Spec, len(active), older) {
+	case concurrency.Replace:
+		return true, s.replace(ctx, active)
+	case concurrency.Start:
 		return true, nil
+	}
+	reason := cronjobv1.ReasonMaxActiveJobs
+	if cj.Spec.ConcurrencyPolicy == cronjobv1.ForbidConcurrent {
+		reason = cronjobv1.ReasonJobAlreadyActive
 	}
 	policy := cmp.Or(cj.Spec.ConcurrencyPolicy, cronjobv1.AllowConcurrent) // unset before defaulting
 	s.wait(reason, "%d Job(s) of CronJob %s active and %d older CronJobRun(s) waiting, the limit of concurrencyPolicy %s is %d: the run starts when a Job finishes (concurrencyPolicy Ignore on the CronJobRun starts it at once)",
