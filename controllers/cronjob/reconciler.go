@@ -103,7 +103,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return ctrl.Result{RequeueAfter: out.RequeueAfter}, out.Err
 }
 
-// reconcile is Reconcile, returning the Outcome.
+// reconcile is Reconcile, returning the Outcome: load the CronJob and its Jobs, read the clock once, apply
+// a deferred record, sync (track, prune, decide, act), then write, defer or keep the status (finish).
 func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) Outcome {
 	if r.APIReader == nil {
 		return Outcome{Err: errors.New("cronjob.Reconciler.APIReader is nil: set it to the manager's GetAPIReader (controllers.Setup does)")}
@@ -117,79 +118,114 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) Outcome {
 	}
 	now := r.clock().Now()
 	r.firstReconcile(now)
+	owned, err := r.ownedJobs(ctx, &cj)
+	if err != nil {
+		return Outcome{Err: err}
+	}
+	w := ending{req: req, original: cj.DeepCopy()}
+	// A run created by the previous reconcile whose record was deferred: this reconcile writes it.
+	w.recording, w.announce = r.applyDeferred(&cj)
+	s := &syncer{r: r, cj: &cj, jobs: owned, now: now}
+	result, syncErr := s.sync(ctx)
+	w.syncErr = syncErr
+	s.out.RequeueAfter = result.RequeueAfter
+	return r.finish(ctx, s, w)
+}
 
+// ownedJobs lists the Jobs controlled by cj, from the cache (the index by controlling CronJob, then the
+// owner's UID: a CronJob created again under the same name does not see its predecessor's Jobs).
+func (r *Reconciler) ownedJobs(ctx context.Context, cj *cronjobv1.CronJob) ([]*batchv1.Job, error) {
 	var jobList batchv1.JobList
 	if err := r.Client.List(ctx, &jobList, client.InNamespace(cj.Namespace),
 		client.MatchingFields{index.JobOwnerKey: cj.Name}); err != nil {
-		return Outcome{Err: fmt.Errorf("listing jobs: %w", err)}
+		return nil, fmt.Errorf("listing jobs: %w", err)
 	}
 	owned := make([]*batchv1.Job, 0, len(jobList.Items))
 	for i := range jobList.Items {
-		if jobs.IsOwnedBy(&jobList.Items[i], &cj) {
+		if jobs.IsOwnedBy(&jobList.Items[i], cj) {
 			owned = append(owned, &jobList.Items[i])
 		}
 	}
+	return owned, nil
+}
 
-	original := cj.DeepCopy()
-	// A run created by the previous reconcile whose record was deferred: this reconcile writes it.
-	recording, announce := r.applyDeferred(&cj)
-	s := &syncer{r: r, cj: &cj, jobs: owned, now: now}
-	result, syncErr := s.sync(ctx)
-	out := s.out
-	out.RequeueAfter = result.RequeueAfter
-	changed := !equality.Semantic.DeepEqual(original.Status, cj.Status)
-	deferring := changed && !recording && syncErr == nil && s.created != nil && r.busy()
-	if !deferring && r.expected.settle(req.NamespacedName, false) {
-		r.Queue.Add(req) // the create event this reconcile swallowed, given back
+// ending is what finish needs besides the syncer: the request, the CronJob as loaded, whether this
+// reconcile applied a deferred record (recording) and the Jobs whose SuccessfulCreate it holds, and the
+// error of the sync.
+type ending struct {
+	req       ctrl.Request
+	original  *cronjobv1.CronJob
+	recording bool
+	announce  []string
+	syncErr   error
+}
+
+// finish ends a reconcile with the status it computed: unchanged (nothing written), deferred behind the
+// waiting reconciles ("Jobs first", deferred.go), or written once; and the SuccessfulCreate events with the
+// write, or before it. It returns the Outcome with Status set.
+func (r *Reconciler) finish(ctx context.Context, s *syncer, w ending) Outcome {
+	out, key := s.out, w.req.NamespacedName
+	changed := !equality.Semantic.DeepEqual(w.original.Status, s.cj.Status)
+	deferring := changed && !w.recording && w.syncErr == nil && s.created != nil && r.busy()
+	if !deferring && r.expected.settle(key, false) {
+		r.Queue.Add(w.req) // the create event this reconcile swallowed, given back
 	}
-	announce = append(announce, s.createdJobs...)
+	announce := append(w.announce, s.createdJobs...)
 	if !deferring {
 		// With the status write, or before it: an Event is best effort, and one that waited for a deferred
 		// record must not wait for a write that fails.
-		r.announceCreated(&cj, announce)
+		r.announceCreated(s.cj, announce)
 	}
-	if !changed {
-		if recording {
-			r.deferred.forget(req.NamespacedName) // the server has it
+	switch {
+	case !changed:
+		if w.recording {
+			r.deferred.forget(key) // the server has it
 		}
-	} else {
-		if deferring {
-			// Jobs first (deferred.go): the record waits behind the reconciles in the queue.
-			r.deferred.put(req.NamespacedName, deferredRecord{
-				uid: cj.UID, resourceVersion: original.ResourceVersion, status: cj.Status.DeepCopy(),
-				job: s.created, scheduled: metav1.NewTime(out.Scheduled), createdJobs: announce,
-			})
-			r.expected.settle(req.NamespacedName, true)
-			r.Queue.AddLast(req)
-			out.Status, out.RequeueAfter = StatusDeferred, 0
+	case deferring:
+		// Jobs first (deferred.go): the record waits behind the reconciles in the queue.
+		r.deferred.put(key, deferredRecord{
+			uid: s.cj.UID, resourceVersion: w.original.ResourceVersion, status: s.cj.Status.DeepCopy(),
+			job: s.created, scheduled: metav1.NewTime(out.Scheduled), createdJobs: announce,
+		})
+		r.expected.settle(key, true)
+		r.Queue.AddLast(w.req)
+		out.Status, out.RequeueAfter = StatusDeferred, 0
+		return out
+	default:
+		if done := r.writeStatus(ctx, s.cj, w, &out); done {
 			return out
 		}
-		// A full update of the status subresource, not a merge patch: the resourceVersion read from the cache
-		// makes it conditional all the same (a conflict when the cache was stale), and it costs the API
-		// server less than a patch (README "Benchmarks"). The cache strips managedFields; the server keeps the
-		// stored ones on a subresource update.
-		requeue, err := conflict.WriteStatus(ctx, r.Client, &cj, "CronJob", syncErr)
-		if requeue {
-			// Typically this reconcile was triggered by the Job created by the previous one before its
-			// status write reached the cache. A deferred record stays, to be applied to the newer CronJob.
-			out.Status, out.RequeueAfter = StatusConflicted, conflict.RequeueDelay
-			return out
-		}
-		if err != nil {
-			out.Err, out.RequeueAfter = err, 0
-			return out
-		}
-		if recording {
-			r.deferred.forget(req.NamespacedName)
-		}
-		out.Status = StatusWritten
-		r.awaitOwnWrite(ctx, req.NamespacedName, original.ResourceVersion)
 	}
-	if syncErr != nil {
+	if w.syncErr != nil {
 		// controller-runtime ignores the result when the error is set; the error's backoff applies.
-		out.Err, out.RequeueAfter = syncErr, 0
+		out.Err, out.RequeueAfter = w.syncErr, 0
 	}
 	return out
+}
+
+// writeStatus writes the status, once. A full update of the status subresource, not a merge patch: the
+// resourceVersion read from the cache makes it conditional all the same (a conflict when the cache was
+// stale), and it costs the API server less than a patch (README "Benchmarks"). The cache strips
+// managedFields; the server keeps the stored ones on a subresource update. done is true when out is final
+// (a conflict, requeued, or an error).
+func (r *Reconciler) writeStatus(ctx context.Context, cj *cronjobv1.CronJob, w ending, out *Outcome) (done bool) {
+	requeue, err := conflict.WriteStatus(ctx, r.Client, cj, "CronJob", w.syncErr)
+	if requeue {
+		// Typically this reconcile was triggered by the Job created by the previous one before its status
+		// write reached the cache. A deferred record stays, to be applied to the newer CronJob.
+		out.Status, out.RequeueAfter = StatusConflicted, conflict.RequeueDelay
+		return true
+	}
+	if err != nil {
+		out.Err, out.RequeueAfter = err, 0
+		return true
+	}
+	if w.recording {
+		r.deferred.forget(w.req.NamespacedName)
+	}
+	out.Status = StatusWritten
+	r.awaitOwnWrite(ctx, w.req.NamespacedName, w.original.ResourceVersion)
+	return false
 }
 
 // awaitOwnWrite waits until the cached CronJob is no longer the version `before` the status write, that
