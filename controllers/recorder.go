@@ -13,7 +13,7 @@ import (
 	"k8s.io/client-go/tools/events"
 )
 
-// EventRecorder records events.k8s.io/v1 Events, as the recorder of controller-runtime's
+// eventRecorder records events.k8s.io/v1 Events, as the recorder of controller-runtime's
 // manager.GetEventRecorder does, but sends them to the API server as protobuf instead of JSON.
 //
 // Every scheduled run emits an event, so in a burst the API server creates as many Events as Jobs, and
@@ -26,7 +26,7 @@ import (
 // best effort, as everywhere in Kubernetes and as with controller-runtime's recorder: an Event the API
 // server refuses is logged and dropped after the broadcaster's own retries, and Events still being sent
 // when Stop is called may be lost.
-type EventRecorder struct {
+type eventRecorder struct {
 	events.EventRecorder
 	broadcaster events.EventBroadcaster
 	cancel      context.CancelFunc
@@ -34,12 +34,12 @@ type EventRecorder struct {
 	stopOnce    sync.Once
 }
 
-// NewEventRecorder returns an EventRecorder whose Events name reportingController as their reporting
+// newEventRecorder returns an eventRecorder whose Events name reportingController as their reporting
 // controller and reportingController-<host name> as the reporting instance (as controller-runtime's). It
 // uses cfg's host and credentials with httpClient (the manager's: GetConfig and GetHTTPClient). It returns
 // an error only when cfg cannot make a client.
-func NewEventRecorder(cfg *rest.Config, httpClient *http.Client, scheme *runtime.Scheme,
-	reportingController string) (*EventRecorder, error) {
+func newEventRecorder(cfg *rest.Config, httpClient *http.Client, scheme *runtime.Scheme,
+	reportingController string) (*eventRecorder, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.ContentType = runtime.ContentTypeProtobuf
 	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
@@ -48,7 +48,7 @@ func NewEventRecorder(cfg *rest.Config, httpClient *http.Client, scheme *runtime
 		return nil, fmt.Errorf("making the events client: %w", err)
 	}
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client})
-	return &EventRecorder{
+	return &eventRecorder{
 		EventRecorder: broadcaster.NewRecorder(scheme, reportingController),
 		broadcaster:   broadcaster,
 		stopLogging:   func() {},
@@ -57,7 +57,7 @@ func NewEventRecorder(cfg *rest.Config, httpClient *http.Client, scheme *runtime
 
 // Start starts sending the recorded Events, and logging them at V(1) with logger. Events recorded before
 // Start are dropped. It returns an error only if the broadcaster cannot start; then nothing is sent.
-func (r *EventRecorder) Start(logger logr.Logger) error {
+func (r *eventRecorder) Start(logger logr.Logger) error {
 	ctx, cancel := context.WithCancel(logr.NewContext(context.Background(), logger))
 	if err := r.broadcaster.StartRecordingToSinkWithContext(ctx); err != nil {
 		cancel()
@@ -73,7 +73,7 @@ func (r *EventRecorder) Start(logger logr.Logger) error {
 // Stop hands the Events queued so far to the sender, then stops it without waiting for the requests in
 // flight (the order of controller-runtime's own recorder). Events recorded after Stop are dropped. Stop
 // without Start, or a second Stop, does nothing more.
-func (r *EventRecorder) Stop() {
+func (r *eventRecorder) Stop() {
 	r.stopOnce.Do(func() {
 		r.broadcaster.Shutdown()
 		r.stopLogging()

@@ -21,16 +21,16 @@ import (
 // Stop must be safe without Start (a manager that failed before it started) and when called twice (main.go
 // and the test framework each stop a recorder once, but a caller may defer a second Stop).
 func TestEventRecorderStopTwice(t *testing.T) {
-	r, err := NewEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, runtime.NewScheme(), ControllerName)
+	r, err := newEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, runtime.NewScheme(), ControllerName)
 	if err != nil {
-		t.Fatalf("NewEventRecorder: %v", err)
+		t.Fatalf("newEventRecorder: %v", err)
 	}
 	r.Stop()
 	r.Stop()
 
-	r, err = NewEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, runtime.NewScheme(), ControllerName)
+	r, err = newEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, runtime.NewScheme(), ControllerName)
 	if err != nil {
-		t.Fatalf("NewEventRecorder: %v", err)
+		t.Fatalf("newEventRecorder: %v", err)
 	}
 	if err := r.Start(logr.Discard()); err != nil {
 		t.Fatalf("Start: %v", err)
@@ -50,9 +50,9 @@ func TestEventRecorderLogsEventsAtV1(t *testing.T) {
 		default: // never block the broadcaster
 		}
 	}, funcr.Options{Verbosity: 1})
-	r, err := NewEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, scheme.Scheme, ControllerName)
+	r, err := newEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, scheme.Scheme, ControllerName)
 	if err != nil {
-		t.Fatalf("NewEventRecorder: %v", err)
+		t.Fatalf("newEventRecorder: %v", err)
 	}
 	if err := r.Start(logger); err != nil {
 		t.Fatalf("Start: %v", err)

@@ -49,7 +49,7 @@ type WebhookOptions struct {
 // Controller is the CronJob controller wired into a manager by Setup.
 type Controller struct {
 	mgr      manager.Manager
-	recorder *EventRecorder
+	recorder *eventRecorder
 	// registered is closed once the webhooks are registered.
 	registered chan struct{}
 }
@@ -63,7 +63,7 @@ func (c *Controller) WebhooksRegistered() <-chan struct{} { return c.registered 
 // holds the built-in types and the CronJob API. It is the one place the controller is assembled, for
 // main.go and the test framework alike (hack/localcluster and bench run the manager binary):
 //   - the field indexes (package index);
-//   - the event recorder (EventRecorder), which Controller.Start starts before the manager and stops
+//   - the event recorder (eventRecorder), which Controller.Start starts before the manager and stops
 //     after it;
 //   - the reconciler, with the manager's cached client for reads and writes and its API reader, which reads
 //     the API server directly, for the reads that must not come from the cache (is a Job really gone; who
@@ -80,7 +80,7 @@ func (c *Controller) WebhooksRegistered() <-chan struct{} { return c.registered 
 // processes run several managers, one after another or side by side, that share controller-runtime's
 // metrics registry.
 func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
-	recorder, err := NewEventRecorder(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), ControllerName)
+	recorder, err := newEventRecorder(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), ControllerName)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +163,7 @@ func (f webhookRegistration) Start(ctx context.Context) error { return f(ctx) }
 func (webhookRegistration) NeedLeaderElection() bool { return false }
 
 // Start starts the event recorder, runs the manager until ctx is done or the manager fails, then stops the
-// recorder, so that the Events of the last reconciles are handed over (best effort, see EventRecorder).
+// recorder, so that the Events of the last reconciles are handed over (best effort, see eventRecorder).
 // It returns the manager's error; a cancelled ctx is not one.
 func (c *Controller) Start(ctx context.Context) error {
 	if err := c.recorder.Start(c.mgr.GetLogger().WithName("events")); err != nil {
