@@ -181,13 +181,12 @@ func (d *decision) decideDue(cj *cronjobv1.CronJob, owned []*batchv1.Job, earlie
 	case concurrency.Start:
 		d.verdict = verdictStart
 	case concurrency.Hold:
-		switch {
-		case enqueue:
-			d.verdict = verdictEnqueue
-		case cj.Spec.ConcurrencyPolicy == cronjobv1.ForbidConcurrent:
-			d.verdict, d.skipped = verdictSkip, metrics.MissedForbid
-		default:
+		d.verdict = verdictEnqueue
+		if !enqueue {
 			d.verdict, d.skipped = verdictSkip, metrics.MissedMaxActive
+		}
+		if cj.Spec.ConcurrencyPolicy == cronjobv1.ForbidConcurrent {
+			d.skipped = metrics.MissedForbid
 		}
 	}
 }

@@ -74,10 +74,10 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	observeSchedule(s.cj, s.now, editedAt)
 	d := decide(s.cj, s.jobs, s.now)
 	defer s.trace(ctx, &d)
-	switch {
-	case d.scheduleErr != nil:
+	if d.scheduleErr != nil {
 		return s.haltUnparseable(d.scheduleErr), nil
-	case d.suspended:
+	}
+	if d.suspended {
 		return s.haltSuspended(&d), nil
 	}
 	result := s.setNext(&d)
@@ -145,10 +145,10 @@ func (s *syncer) setNext(d *decision) ctrl.Result {
 // actOnDue reports what catch-up and the deadline say of the run due (MissSchedule, MissedRunsDropped,
 // TooManyMissedTimes, once each) and carries out its verdict, counting a run started.
 func (s *syncer) actOnDue(ctx context.Context, d *decision) (failure string, err error) {
-	switch {
-	case d.verdict == verdictNone:
+	if d.verdict == verdictNone {
 		return "", nil
-	case d.verdict == verdictMissed:
+	}
+	if d.verdict == verdictMissed {
 		s.out.Run, s.out.Scheduled = RunMissed, d.due
 		if s.warnOnce(cronjobv1.ReasonMissSchedule, slotCause(d.due), "Schedule",
 			"Missed scheduled time to start a job: %s (past startingDeadlineSeconds %d)",
@@ -156,24 +156,33 @@ func (s *syncer) actOnDue(ctx context.Context, d *decision) (failure string, err
 			s.r.Metrics.RunsMissed(metrics.MissedPastDeadline, 1)
 		}
 		return "", nil
-	case d.dropped > 0:
-		limit := int(ptr.Deref(s.cj.Spec.MaxCatchUpRuns, cronjobv1.DefaultMaxCatchUpRuns))
-		if s.warnOnce(cronjobv1.ReasonMissedRunsDropped, slotCause(d.due), "Schedule",
-			"%s older missed runs are beyond spec.maxCatchUpRuns %d and do not start; catching up from %s, oldest first",
-			droppedCount(d.dropped), limit, d.due.In(d.loc).Format(time.RFC3339)) {
-			s.r.Metrics.RunsMissed(metrics.MissedTooMany, min(d.dropped, schedule.MaxMissedTimes))
-		}
-	case d.tooMany:
-		s.warnOnce(cronjobv1.ReasonTooManyMissedTimes, slotCause(d.due), "Schedule",
-			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start, or missedRunPolicy All to start them",
-			schedule.MaxMissedTimes, d.due.In(d.loc).Format(time.RFC3339))
 	}
+	s.warnMissed(d)
 	s.out.Scheduled = d.due
 	failure, err = s.startRun(ctx, d)
 	if s.out.Run == RunCreated {
 		s.countStarted(d.due, d.plan.Unmet, d.catchUp, schedule.RunDelay(s.cj, d.sched, schedule.EarliestTime(s.cj), d.due))
 	}
 	return failure, err
+}
+
+// warnMissed reports, once each, the runs that catch-up leaves behind (MissedRunsDropped, beyond
+// maxCatchUpRuns) or that more than 100 were missed (TooManyMissedTimes; only the most recent starts).
+func (s *syncer) warnMissed(d *decision) {
+	if d.dropped > 0 {
+		limit := int(ptr.Deref(s.cj.Spec.MaxCatchUpRuns, cronjobv1.DefaultMaxCatchUpRuns))
+		if s.warnOnce(cronjobv1.ReasonMissedRunsDropped, slotCause(d.due), "Schedule",
+			"%s older missed runs are beyond spec.maxCatchUpRuns %d and do not start; catching up from %s, oldest first",
+			droppedCount(d.dropped), limit, d.due.In(d.loc).Format(time.RFC3339)) {
+			s.r.Metrics.RunsMissed(metrics.MissedTooMany, min(d.dropped, schedule.MaxMissedTimes))
+		}
+		return
+	}
+	if d.tooMany {
+		s.warnOnce(cronjobv1.ReasonTooManyMissedTimes, slotCause(d.due), "Schedule",
+			"More than %d scheduled times were missed (clock skew or downtime?); starting only the most recent, %s. Set startingDeadlineSeconds to bound how late a run may start, or missedRunPolicy All to start them",
+			schedule.MaxMissedTimes, d.due.In(d.loc).Format(time.RFC3339))
+	}
 }
 
 // wakeForQueue has the reconcile requeued when the oldest queued run expires (queueExpiry), if that comes

@@ -1,0 +1,69 @@
+package cronjobrun
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
+)
+
+// TestDecisionTrace: at V(1) each reconcile of a run says what it decided and why (the reason and message of
+// its Ready condition); at V(0) it says nothing of it.
+func TestDecisionTrace(t *testing.T) {
+	cases := map[string]struct {
+		run  string
+		want []string
+	}{
+		"a run now under Forbid with the 09:00 Job active: it waits, and says why": {
+			run: "manual",
+			want: []string{`"cronJob"="hourly"`, `"phase"="Pending"`, `"reason"="JobAlreadyActive"`, `"job"=""`,
+				`"message"="1 Job(s) of CronJob hourly active and 0 older CronJobRun(s) waiting, the limit of concurrencyPolicy Forbid is 1`},
+		},
+		"a run of a CronJob that does not exist: rejected, and why": {
+			run:  "orphan",
+			want: []string{`"cronJob"="nothing"`, `"phase"="Rejected"`, `"reason"="CronJobNotFound"`},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			for _, verbosity := range []int{0, 1} {
+				f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Forbid().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)).Obj(),
+					RunningJob(PriorHour), manualRun().Obj(), builders.MakeCronJobRun("orphan", Namespace, "nothing").UID("orphan-uid").CreationTimestamp(IsTime).Obj())
+				var lines []string
+				log := funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: verbosity})
+				ctx := logr.NewContext(context.Background(), log)
+				if _, err := f.runs.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: tc.run}}); err != nil {
+					t.Fatal(err)
+				}
+				var decided []string
+				for _, l := range lines {
+					if strings.Contains(l, `"msg"="Decided"`) {
+						decided = append(decided, l)
+					}
+				}
+				if verbosity == 0 {
+					if len(decided) != 0 {
+						t.Errorf("at V(0): %q, want no decision trace", decided)
+					}
+					continue
+				}
+				if len(decided) != 1 {
+					t.Fatalf("at V(1): %d decision lines, want 1: %q", len(decided), lines)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(decided[0], w) {
+						t.Errorf("decision %s\nlacks %s", decided[0], w)
+					}
+				}
+			}
+		})
+	}
+}
