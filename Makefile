@@ -146,7 +146,7 @@ test-unit: generate ## Run the tests that need no control plane (./api/... ./con
 	go test ./api/... ./controllers/...
 
 .PHONY: mutation
-mutation: gremlins ## Mutation testing of controllers/ and api/ with the unit layer (gremlins; not in CI; 45 min on 2 busy cores, test/mutation/README.md).
+mutation: gremlins ## Mutation testing of every package of controllers/ and api/ with its own unit tests (gremlins; not in CI; 45 min on 2 busy cores, test/mutation/README.md).
 	GREMLINS=$(GREMLINS) hack/mutation.sh
 
 .PHONY: bench-assets
@@ -197,7 +197,7 @@ plugin: ## Build the kubectl plugin into bin/kubectl-cjo (static); with bin/ on 
 run: manifests generate fmt vet $(if $(KUBECONFIG),install,lifecycle-assets) ## Run the controller here: against KUBECONFIG if set, else in a local control plane; console logs.
 	$(if $(KUBECONFIG),go run . --zap-encoder=console $(RUN_ARGS),ENVTEST_ASSETS="$(ENVTEST_ASSETS)" hack/run-local.sh $(RUN_ARGS))
 
-# Build tags of the image's manager binary; the e2e image adds e2e_faults (controllers/faultpoint.go).
+# Build tags of the image's manager binary; the e2e image adds e2e_faults (controllers/faults).
 GO_TAGS ?=
 
 .PHONY: docker-build

@@ -34,12 +34,11 @@ type eventRecorder struct {
 	stopOnce    sync.Once
 }
 
-// newEventRecorder returns an eventRecorder whose Events name reportingController as their reporting
-// controller and reportingController-<host name> as the reporting instance (as controller-runtime's). It
+// newEventRecorder returns an eventRecorder whose Events name ControllerName as their reporting
+// controller and ControllerName-<host name> as the reporting instance (as controller-runtime's). It
 // uses cfg's host and credentials with httpClient (the manager's: GetConfig and GetHTTPClient). It returns
 // an error only when cfg cannot make a client.
-func newEventRecorder(cfg *rest.Config, httpClient *http.Client, scheme *runtime.Scheme,
-	reportingController string) (*eventRecorder, error) {
+func newEventRecorder(cfg *rest.Config, httpClient *http.Client, scheme *runtime.Scheme) (*eventRecorder, error) {
 	cfg = rest.CopyConfig(cfg)
 	cfg.ContentType = runtime.ContentTypeProtobuf
 	cfg.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
@@ -49,7 +48,7 @@ func newEventRecorder(cfg *rest.Config, httpClient *http.Client, scheme *runtime
 	}
 	broadcaster := events.NewBroadcaster(&events.EventSinkImpl{Interface: client})
 	return &eventRecorder{
-		EventRecorder: broadcaster.NewRecorder(scheme, reportingController),
+		EventRecorder: broadcaster.NewRecorder(scheme, ControllerName),
 		broadcaster:   broadcaster,
 		stopLogging:   func() {},
 	}, nil

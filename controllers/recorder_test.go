@@ -21,14 +21,14 @@ import (
 // Stop must be safe without Start (a manager that failed before it started) and when called twice (main.go
 // and the test framework each stop a recorder once, but a caller may defer a second Stop).
 func TestEventRecorderStopTwice(t *testing.T) {
-	r, err := newEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, runtime.NewScheme(), ControllerName)
+	r, err := newEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, runtime.NewScheme())
 	if err != nil {
 		t.Fatalf("newEventRecorder: %v", err)
 	}
 	r.Stop()
 	r.Stop()
 
-	r, err = newEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, runtime.NewScheme(), ControllerName)
+	r, err = newEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, runtime.NewScheme())
 	if err != nil {
 		t.Fatalf("newEventRecorder: %v", err)
 	}
@@ -50,7 +50,7 @@ func TestEventRecorderLogsEventsAtV1(t *testing.T) {
 		default: // never block the broadcaster
 		}
 	}, funcr.Options{Verbosity: 1})
-	r, err := newEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, scheme.Scheme, ControllerName)
+	r, err := newEventRecorder(&rest.Config{Host: "http://127.0.0.1:1"}, http.DefaultClient, scheme.Scheme)
 	if err != nil {
 		t.Fatalf("newEventRecorder: %v", err)
 	}

@@ -80,7 +80,7 @@ func (c *Controller) WebhooksRegistered() <-chan struct{} { return c.registered 
 // processes run several managers, one after another or side by side, that share controller-runtime's
 // metrics registry.
 func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
-	recorder, err := newEventRecorder(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), ControllerName)
+	recorder, err := newEventRecorder(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme())
 	if err != nil {
 		return nil, err
 	}

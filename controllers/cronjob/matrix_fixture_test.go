@@ -289,8 +289,8 @@ func readyTrue(reason, message string) metav1.Condition {
 
 // observed is a status.observedSchedule: the controller last saw this schedule (UTC) and suspend state,
 // since `since`.
-func observed(schedule string, suspended bool, since time.Time) cronjobv1.ObservedSchedule {
-	return cronjobv1.ObservedSchedule{Schedule: schedule, Suspended: suspended, Since: metav1.NewTime(since)}
+func observed(expr string, suspended bool, since time.Time) cronjobv1.ObservedSchedule {
+	return cronjobv1.ObservedSchedule{Schedule: expr, Suspended: suspended, Since: metav1.NewTime(since)}
 }
 
 // createFails makes every create fail with err.

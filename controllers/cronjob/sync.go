@@ -35,13 +35,13 @@ type syncer struct {
 	createdJobs []string
 }
 
-// announceCreated emits a SuccessfulCreate event about cj for each of jobs. Under Jobs first (deferred.go)
+// announceCreated emits a SuccessfulCreate event about cj for each of the Jobs names. Under Jobs first (deferred.go)
 // that is when the run is recorded, so a burst's Events go to the API server after its Jobs.
-func (r *Reconciler) announceCreated(cj *cronjobv1.CronJob, jobs []string) {
+func (r *Reconciler) announceCreated(cj *cronjobv1.CronJob, names []string) {
 	if r.Recorder == nil {
 		return
 	}
-	for _, name := range jobs {
+	for _, name := range names {
 		r.Recorder.Eventf(cj, nil, corev1.EventTypeNormal, cronjobv1.ReasonSuccessfulCreate, "Create", "Created job %s", name)
 	}
 }
@@ -75,10 +75,12 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	d := decide(s.cj, s.jobs, s.now)
 	defer s.trace(ctx, &d)
 	if d.scheduleErr != nil {
-		return s.haltUnparseable(d.scheduleErr), nil
+		s.haltUnparseable(d.scheduleErr)
+		return ctrl.Result{}, nil // a user error: no requeue until the spec changes
 	}
 	if d.suspended {
-		return s.haltSuspended(&d), nil
+		s.haltSuspended(&d)
+		return ctrl.Result{}, nil
 	}
 	result := s.setNext(&d)
 	if d.neverFires {
@@ -107,21 +109,19 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 }
 
 // haltUnparseable reports a wrong spec.schedule or spec.timeZone once per generation (a Warning event
-// and Ready=False with what to fix): a user error, not requeued until the spec changes.
-func (s *syncer) haltUnparseable(se *schedule.Error) ctrl.Result {
+// and Ready=False with what to fix).
+func (s *syncer) haltUnparseable(se *schedule.Error) {
 	s.warnOnce(se.Reason, strconv.FormatInt(s.cj.Generation, 10), "Schedule", "%s", se.Message)
 	setReady(s.cj, metav1.ConditionFalse, se.Reason, se.Message, s.now)
 	s.cj.Status.NextScheduleTime = nil
-	return ctrl.Result{}
 }
 
-// haltSuspended drops the queue of a suspended CronJob; nothing starts, nothing is requeued.
-func (s *syncer) haltSuspended(d *decision) ctrl.Result {
+// haltSuspended drops the queue of a suspended CronJob; nothing starts.
+func (s *syncer) haltSuspended(d *decision) {
 	s.cj.Status.NextScheduleTime = nil
 	s.drop(d.drops, d.loc)
 	s.cj.Status.Queued = nil
 	setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonSuspended, "spec.suspend is true: no new runs start", s.now)
-	return ctrl.Result{}
 }
 
 // setNext records status.nextScheduleTime (the start of the next run, jitter included) and returns the

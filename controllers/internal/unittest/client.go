@@ -81,7 +81,7 @@ func JobNames(t *testing.T, c client.Reader) []string {
 	if err := c.List(context.Background(), &list, client.InNamespace(Namespace)); err != nil {
 		t.Fatal(err)
 	}
-	names := []string{}
+	names := make([]string, 0, len(list.Items))
 	for _, j := range list.Items {
 		names = append(names, j.Name)
 	}
