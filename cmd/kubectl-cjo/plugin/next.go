@@ -7,9 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
@@ -40,8 +38,8 @@ func (e *env) next(ctx context.Context, cmd *cobra.Command, name string, count i
 	if err != nil {
 		return err
 	}
-	cj := &cronjobv1.CronJob{}
-	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, cj); err != nil {
+	cj, err := c.GetCronJob(ctx, ns, name)
+	if err != nil {
 		return fmt.Errorf("reading CronJob %s in namespace %s: %w", name, ns, err)
 	}
 	runs, loc, err := schedule.NextRuns(cj, e.clk.Now(), count)

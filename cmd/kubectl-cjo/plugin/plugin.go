@@ -6,19 +6,14 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/runtime"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
 
 // Factory makes what a command needs to talk to the cluster, once its flags are parsed.
 type Factory interface {
-	// Client returns a client of the cluster whose scheme knows the CronJob API.
-	Client() (client.Client, error)
+	// Client returns a client of the cluster's CronJob API.
+	Client() (Client, error)
 	// Namespace returns the namespace the command acts in: -n/--namespace, else the kubeconfig context's,
 	// else "default".
 	Namespace() (string, error)
@@ -48,25 +43,18 @@ func (f *kubeconfigFactory) config() clientcmd.ClientConfig {
 	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(f.rules, f.overrides)
 }
 
-func (f *kubeconfigFactory) Client() (client.Client, error) {
+func (f *kubeconfigFactory) Client() (Client, error) {
 	cfg, err := f.config().ClientConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
 	cfg.UserAgent = "kubectl-cjo"
-	return client.New(cfg, client.Options{Scheme: Scheme()})
+	return NewClient(cfg)
 }
 
 func (f *kubeconfigFactory) Namespace() (string, error) {
 	ns, _, err := f.config().Namespace()
 	return ns, err
-}
-
-// Scheme returns the scheme of the plugin's client: the CronJob API.
-func Scheme() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(cronjobv1.AddToScheme(s))
-	return s
 }
 
 // env is what every command runs with.
@@ -104,7 +92,7 @@ func newCommand(f Factory, clk clock.PassiveClock, out, errOut io.Writer, poll t
 }
 
 // clientAndNamespace returns the client and the namespace of the command.
-func (e *env) clientAndNamespace() (client.Client, string, error) {
+func (e *env) clientAndNamespace() (Client, string, error) {
 	c, err := e.f.Client()
 	if err != nil {
 		return nil, "", err

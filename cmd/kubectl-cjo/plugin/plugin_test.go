@@ -12,9 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
@@ -24,21 +21,21 @@ import (
 // now is the fixed instant of the tests: Monday 2026-03-02 10:00:05 UTC.
 var now = time.Date(2026, time.March, 2, 10, 0, 5, 0, time.UTC)
 
-// fakeFactory hands out one fake client; -n/--namespace sets the namespace (default "team-a").
+// fakeFactory hands out the client of one fake cluster; -n/--namespace sets the namespace (default "team-a").
 type fakeFactory struct {
-	c  client.Client
+	c  *fakeCluster
 	ns string
 }
 
-func (f *fakeFactory) Client() (client.Client, error) { return f.c, nil }
-func (f *fakeFactory) Namespace() (string, error)     { return f.ns, nil }
+func (f *fakeFactory) Client() (Client, error)    { return f.c.client, nil }
+func (f *fakeFactory) Namespace() (string, error) { return f.ns, nil }
 func (f *fakeFactory) BindFlags(cmd *cobra.Command) {
 	cmd.PersistentFlags().StringVarP(&f.ns, "namespace", "n", "team-a", "namespace")
 }
 
-// execute runs `kubectl cjo args...` against a fake client holding objs and returns its output, its
-// error output and its error.
-func execute(t *testing.T, c client.Client, args ...string) (string, string, error) {
+// execute runs `kubectl cjo args...` against the fake cluster c and returns its output, its error output
+// and its error.
+func execute(t *testing.T, c *fakeCluster, args ...string) (string, string, error) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	cmd := NewCommand(&fakeFactory{c: c}, clocktesting.NewFakePassiveClock(now), &out, &errOut)
@@ -47,22 +44,14 @@ func execute(t *testing.T, c client.Client, args ...string) (string, string, err
 	return out.String(), errOut.String(), err
 }
 
-func newClient(funcs interceptor.Funcs, objs ...client.Object) client.WithWatch {
-	return fake.NewClientBuilder().WithScheme(Scheme()).WithObjects(objs...).
-		WithStatusSubresource(&cronjobv1.CronJobRun{}).WithInterceptorFuncs(funcs).Build()
-}
-
 // onlyRun returns the one CronJobRun of namespace ns.
-func onlyRun(t *testing.T, c client.Client, ns string) cronjobv1.CronJobRun {
+func onlyRun(t *testing.T, c *fakeCluster, ns string) cronjobv1.CronJobRun {
 	t.Helper()
-	var list cronjobv1.CronJobRunList
-	if err := c.List(context.Background(), &list, client.InNamespace(ns)); err != nil {
-		t.Fatal(err)
+	runs := c.runs(ns)
+	if len(runs) != 1 {
+		t.Fatalf("%d CronJobRuns in %s, want 1", len(runs), ns)
 	}
-	if len(list.Items) != 1 {
-		t.Fatalf("%d CronJobRuns in %s, want 1", len(list.Items), ns)
-	}
-	return list.Items[0]
+	return runs[0]
 }
 
 func TestRun(t *testing.T) {
@@ -92,7 +81,7 @@ func TestRun(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c := newClient(interceptor.Funcs{})
+			c := newCluster(t)
 			out, _, err := execute(t, c, tc.args...)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
@@ -129,21 +118,14 @@ func TestRunWait(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			// The run is Pending, then Running, then ends: the command must wait through the first two.
 			reads := 0
-			c := newClient(interceptor.Funcs{
-				Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-					if err := c.Get(ctx, key, obj, opts...); err != nil {
-						return err
-					}
-					if run, ok := obj.(*cronjobv1.CronJobRun); ok {
-						reads++
-						run.Status.Phase = map[int]cronjobv1.CronJobRunPhase{1: cronjobv1.RunPending, 2: cronjobv1.RunRunning}[reads]
-						if reads >= 3 {
-							run.Status.Phase, run.Status.JobName = tc.phase, "report-m1"
-						}
-					}
-					return nil
-				},
-			})
+			c := newCluster(t)
+			c.onGetRun = func(run *cronjobv1.CronJobRun) {
+				reads++
+				run.Status.Phase = map[int]cronjobv1.CronJobRunPhase{1: cronjobv1.RunPending, 2: cronjobv1.RunRunning}[reads]
+				if reads >= 3 {
+					run.Status.Phase, run.Status.JobName = tc.phase, "report-m1"
+				}
+			}
 			var out, errOut bytes.Buffer
 			cmd := newCommand(&fakeFactory{c: c}, clocktesting.NewFakePassiveClock(now), &out, &errOut, time.Millisecond)
 			cmd.SetArgs([]string{"run", "report", "--wait"})
@@ -162,10 +144,10 @@ func TestRunWait(t *testing.T) {
 }
 
 func TestSuspendAndResume(t *testing.T) {
-	c := newClient(interceptor.Funcs{}, builders.MakeCronJob("report", "team-a").Obj())
+	c := newCluster(t, builders.MakeCronJob("report", "team-a").Obj())
 	get := func() *bool {
-		var cj cronjobv1.CronJob
-		if err := c.Get(context.Background(), client.ObjectKey{Namespace: "team-a", Name: "report"}, &cj); err != nil {
+		cj, err := c.client.GetCronJob(context.Background(), "team-a", "report")
+		if err != nil {
 			t.Fatal(err)
 		}
 		return cj.Spec.Suspend
@@ -204,7 +186,7 @@ func TestNext(t *testing.T) {
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			out, errOut, err := execute(t, newClient(interceptor.Funcs{}, berlin, paused), tc.args...)
+			out, errOut, err := execute(t, newCluster(t, berlin, paused), tc.args...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -216,7 +198,7 @@ func TestNext(t *testing.T) {
 			}
 		})
 	}
-	_, _, err := execute(t, newClient(interceptor.Funcs{}, builders.MakeCronJob("bad", "team-a").Schedule("every hour").Obj()), "next", "bad")
+	_, _, err := execute(t, newCluster(t, builders.MakeCronJob("bad", "team-a").Schedule("every hour").Obj()), "next", "bad")
 	if err == nil || !strings.Contains(err.Error(), "is not a valid cron schedule") {
 		t.Errorf("next of a bad schedule: error %v, want the controller's message", err)
 	}
@@ -232,7 +214,7 @@ func TestNextWithJitter(t *testing.T) {
 	if err != nil || len(want) != 3 {
 		t.Fatalf("schedule.NextRuns: %v, %d runs", err, len(want))
 	}
-	out, _, err := execute(t, newClient(interceptor.Funcs{}, cj), "next", "spread", "-c", "3")
+	out, _, err := execute(t, newCluster(t, cj), "next", "spread", "-c", "3")
 	if err != nil {
 		t.Fatal(err)
 	}

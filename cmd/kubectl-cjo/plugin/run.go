@@ -9,7 +9,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
@@ -66,7 +65,7 @@ func (e *env) run(ctx context.Context, name string, o runOptions) error {
 	if o.ignoreConcurrency {
 		run.Spec.ConcurrencyPolicy = cronjobv1.RunIgnoreConcurrency
 	}
-	if err := c.Create(ctx, run); err != nil {
+	if run, err = c.CreateRun(ctx, run); err != nil {
 		return fmt.Errorf("creating a CronJobRun of CronJob %s in namespace %s: %w", name, ns, err)
 	}
 	_, _ = fmt.Fprintf(e.out, "cronjobrun.batch.cronjob-operator.dev/%s created\n", run.Name)
@@ -78,12 +77,13 @@ func (e *env) run(ctx context.Context, name string, o runOptions) error {
 
 // waitForRun reads the run every e.poll until it has finished, prints how it ended and returns an error
 // unless it Succeeded.
-func (e *env) waitForRun(ctx context.Context, c client.Client, run *cronjobv1.CronJobRun, timeout time.Duration) error {
-	key := client.ObjectKeyFromObject(run)
+func (e *env) waitForRun(ctx context.Context, c Client, run *cronjobv1.CronJobRun, timeout time.Duration) error {
 	err := wait.PollUntilContextTimeout(ctx, e.poll, timeout, true, func(ctx context.Context) (bool, error) {
-		if err := c.Get(ctx, key, run); err != nil {
-			return false, fmt.Errorf("reading CronJobRun %s: %w", key.Name, err)
+		read, err := c.GetRun(ctx, run.Namespace, run.Name)
+		if err != nil {
+			return false, fmt.Errorf("reading CronJobRun %s: %w", run.Name, err)
 		}
+		run = read
 		switch run.Status.Phase {
 		case cronjobv1.RunSucceeded, cronjobv1.RunFailed, cronjobv1.RunRejected:
 			return true, nil
@@ -91,7 +91,7 @@ func (e *env) waitForRun(ctx context.Context, c client.Client, run *cronjobv1.Cr
 		return false, nil
 	})
 	if err != nil {
-		return fmt.Errorf("waiting for CronJobRun %s (phase %q): %w", key.Name, run.Status.Phase, err)
+		return fmt.Errorf("waiting for CronJobRun %s (phase %q): %w", run.Name, run.Status.Phase, err)
 	}
 	msg := ""
 	if cond := meta.FindStatusCondition(run.Status.Conditions, cronjobv1.ConditionReady); cond != nil && cond.Message != "" {

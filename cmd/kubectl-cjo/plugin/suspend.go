@@ -5,11 +5,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
 
 // suspendCommand is `suspend NAME` (suspend true) or `resume NAME` (false).
@@ -38,9 +33,8 @@ func (e *env) setSuspend(ctx context.Context, name string, suspend bool) error {
 	if err != nil {
 		return err
 	}
-	cj := &cronjobv1.CronJob{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	patch := client.RawPatch(types.MergePatchType, fmt.Appendf(nil, `{"spec":{"suspend":%t}}`, suspend))
-	if err := c.Patch(ctx, cj, patch); err != nil {
+	patch := fmt.Appendf(nil, `{"spec":{"suspend":%t}}`, suspend)
+	if err := c.PatchCronJob(ctx, ns, name, patch); err != nil {
 		return fmt.Errorf("patching spec.suspend of CronJob %s in namespace %s: %w", name, ns, err)
 	}
 	return nil
