@@ -1,17 +1,22 @@
 package cronjob
 
 import (
+	"strings"
 	"testing"
 
-	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
-
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 )
 
 func TestControllerQueueDefersRecordsBehindEveryReconcile(t *testing.T) {
@@ -61,5 +66,20 @@ func TestControllerQueueDefersRecordsBehindEveryReconcile(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"record", "event"}, order); diff != "" {
 		t.Errorf("order out of the FIFO queue (-want,+got):\n%s", diff)
+	}
+}
+
+// TestSetupWithManagerReportsABuilderError: a manager whose scheme lacks the CronJob API cannot build the
+// controller, and SetupWithManager says so instead of starting without it.
+func TestSetupWithManagerReportsABuilderError(t *testing.T) {
+	mgr, err := manager.New(&rest.Config{Host: "http://127.0.0.1:1"}, manager.Options{
+		Scheme: runtime.NewScheme(), Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = (&Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr, 1)
+	if err == nil || !strings.Contains(err.Error(), "setting up the controller") {
+		t.Errorf("SetupWithManager = %v, want the builder's error, wrapped", err)
 	}
 }

@@ -18,14 +18,15 @@ func (s *syncer) trace(ctx context.Context, d *decision) {
 	}
 	kv := []any{"policy", string(s.cj.Spec.ConcurrencyPolicy), "missedRunPolicy", string(s.cj.Spec.MissedRunPolicy),
 		"active", len(s.cj.Status.Active), "outcome", string(s.out.Run)}
-	switch {
-	case d.scheduleErr != nil:
+	if d.scheduleErr != nil {
 		log.Info("Decided: no run, the schedule cannot be evaluated", append(kv, "reason", d.scheduleErr.Reason)...)
 		return
-	case d.suspended:
+	}
+	if d.suspended {
 		log.Info("Decided: no run, the CronJob is suspended", append(kv, "queuedDropped", len(d.drops))...)
 		return
-	case d.neverFires:
+	}
+	if d.neverFires {
 		log.Info("Decided: no run, the schedule never fires", kv...)
 		return
 	}
