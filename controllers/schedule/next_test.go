@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"k8s.io/utils/ptr"
 
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
@@ -107,20 +108,52 @@ func TestNextScheduleTimes(t *testing.T) {
 	}
 }
 
-func TestIsScheduledTimeOfEvery(t *testing.T) {
-	sched, _, err := Parse("@every 90m", nil)
-	if err != nil {
-		t.Fatal(err)
+func TestIsScheduledTime(t *testing.T) {
+	cases := map[string]struct {
+		// spec
+		schedule string
+		timeZone *string
+		// history: the last scheduled time (@every counts from it)
+		anchor time.Time
+		// environment
+		at time.Time
+		// expectations
+		want bool
+	}{
+		"@every 90m from 09:15, one interval after: scheduled": {
+			schedule: "@every 90m", anchor: HM(9, 15), at: HM(10, 45), want: true,
+		},
+		"@every 90m from 09:15, one interval before: scheduled": {
+			schedule: "@every 90m", anchor: HM(9, 15), at: HM(7, 45), want: true,
+		},
+		"@every 90m from 09:15, between two: not scheduled": {
+			schedule: "@every 90m", anchor: HM(9, 15), at: HM(10, 0),
+		},
+		"@every 90m from 09:15, a second after one: not scheduled": {
+			schedule: "@every 90m", anchor: HM(9, 15), at: HM(10, 45).Add(time.Second),
+		},
+		"hourly, on the hour: scheduled": {
+			schedule: "0 * * * *", anchor: PriorHour, at: TopOfTheHour, want: true,
+		},
+		"hourly, the run before the anchor: scheduled": {
+			schedule: "0 * * * *", anchor: TopOfTheHour, at: PriorHour, want: true,
+		},
+		"hourly, a nanosecond after the hour: not scheduled": {
+			schedule: "0 * * * *", anchor: PriorHour, at: TopOfTheHour.Add(time.Nanosecond),
+		},
+		"hourly, a nanosecond before the hour: not scheduled": {
+			schedule: "0 * * * *", anchor: PriorHour, at: TopOfTheHour.Add(-time.Nanosecond),
+		},
+		"02:30 in Berlin on the day of the spring jump: scheduled at the jump, 03:00 CEST": {
+			schedule: "30 2 * * *", timeZone: ptr.To("Europe/Berlin"), anchor: MustTime("2026-03-28T01:30:00Z"),
+			at: MustTime("2026-03-29T01:00:00Z"), want: true,
+		},
 	}
-	anchor := HM(9, 15)
-	for at, want := range map[time.Time]bool{
-		HM(10, 45):                  true,  // one interval after
-		HM(7, 45):                   true,  // one before
-		HM(10, 0):                   false, // between
-		HM(10, 45).Add(time.Second): false,
-	} {
-		if got := IsScheduledTime(sched, anchor, at); got != want {
-			t.Errorf("IsScheduledTime(@every 90m from 09:15, %s) = %v, want %v", at.Format(time.TimeOnly), got, want)
-		}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := IsScheduledTime(mustParse(t, tc.schedule, tc.timeZone), tc.anchor, tc.at); got != tc.want {
+				t.Errorf("IsScheduledTime(%q from %s, %s) = %v, want %v", tc.schedule, tc.anchor, tc.at, got, tc.want)
+			}
+		})
 	}
 }

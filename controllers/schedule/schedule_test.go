@@ -2,6 +2,7 @@ package schedule
 
 import (
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -321,6 +322,39 @@ func TestRequeueAfter(t *testing.T) {
 			got, ok := RequeueAfter(tc.next, tc.now)
 			if got != tc.want || ok != tc.wantOK {
 				t.Errorf("RequeueAfter = %v, %v; want %v, %v", got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
+
+func TestPastDeadline(t *testing.T) {
+	cases := map[string]struct {
+		// spec
+		deadline *int64
+		// environment: the run is scheduled at 10:00
+		now time.Time
+		// expectations
+		want bool
+	}{
+		"within a 10 s deadline: not past": {deadline: ptr.To[int64](10), now: TopOfTheHour.Add(9 * time.Second)},
+		"exactly at a 10 s deadline: not past, as in batch/v1": {
+			deadline: ptr.To[int64](10), now: TopOfTheHour.Add(10 * time.Second),
+		},
+		"a nanosecond past a 10 s deadline: past": {
+			deadline: ptr.To[int64](10), now: TopOfTheHour.Add(10*time.Second + time.Nanosecond), want: true,
+		},
+		"a deadline of 0, a nanosecond late: past": {
+			deadline: ptr.To[int64](0), now: TopOfTheHour.Add(time.Nanosecond), want: true,
+		},
+		"no deadline, a week late: never past": {now: WeekLate},
+		"a deadline longer than a time.Duration holds, a week late: never past": {
+			deadline: ptr.To[int64](math.MaxInt64), now: WeekLate,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := PastDeadline(TopOfTheHour, tc.now, tc.deadline); got != tc.want {
+				t.Errorf("PastDeadline(10:00, %s) = %v, want %v", tc.now, got, tc.want)
 			}
 		})
 	}

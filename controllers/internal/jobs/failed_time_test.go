@@ -32,6 +32,10 @@ func TestJobFailedTime(t *testing.T) {
 		"a Failed condition that is False: not failed": {
 			conditions: []batchv1.JobCondition{cond(batchv1.JobFailed, corev1.ConditionFalse, HM(10, 7))},
 		},
+		"failure targeted only: not failed yet": {
+			conditions: []batchv1.JobCondition{cond(batchv1.JobFailureTarget, corev1.ConditionTrue, HM(10, 5))},
+		},
+		"no conditions: not failed": {},
 		"completed: not failed": {
 			conditions: []batchv1.JobCondition{cond(batchv1.JobComplete, corev1.ConditionTrue, HM(10, 7))},
 		},
