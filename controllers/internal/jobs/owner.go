@@ -70,9 +70,10 @@ const (
 // and Unread.
 func Create(ctx context.Context, c client.Writer, reader client.Reader, cj *cronjobv1.CronJob, job *batchv1.Job) (CreateResult, *batchv1.Job, error) {
 	err := c.Create(ctx, job)
-	switch {
-	case err == nil:
+	if err == nil {
 		return Created, job, nil
+	}
+	switch {
 	case apierrors.IsAlreadyExists(err):
 		existing := &batchv1.Job{}
 		if err := reader.Get(ctx, client.ObjectKeyFromObject(job), existing); err != nil {
