@@ -69,7 +69,7 @@ func newSetupRigWith(t *testing.T, g gomega.Gomega, now time.Time, webhooks *Web
 		informers: &informertest.FakeInformers{Scheme: Scheme(), InformersByGVK: map[schema.GroupVersionKind]toolscache.SharedIndexInformer{
 			cronjobv1.GroupVersion.WithKind("CronJob"): newHandledInformer(),
 			batchv1.SchemeGroupVersion.WithKind("Job"): newHandledInformer(),
-			// The CronJobRun controller's (setupCronJobRuns).
+			// The CronJobRun controller's (cronjobrun.Reconciler.SetupWithManager).
 			cronjobv1.GroupVersion.WithKind("CronJobRun"): newHandledInformer(),
 		}},
 		webhooks: &recordingWebhookServer{},

@@ -24,13 +24,13 @@ import (
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
-// ControllerName is the name of the CronJobRun controller in logs and metrics.
-const ControllerName = "cronjobrun"
+// controllerName is the name of the CronJobRun controller in logs and metrics.
+const controllerName = "cronjobrun"
 
 // Reconciler reconciles CronJobRun objects: it creates the run's Job from its CronJob's
 // jobTemplate (through the CronJob's concurrency policy unless the run says Ignore), follows that Job into
 // the run's phase, and deletes the run when its Job is gone or its ttlSecondsAfterFinished has passed.
-// Setup builds it beside the CronJobReconciler and wires it into the same manager.
+// controllers.Setup builds it beside the CronJob reconciler (cronjob.Reconciler) and wires it into the same manager.
 type Reconciler struct {
 	// Client reads (from the manager's cache) and writes objects.
 	Client client.Client

@@ -22,7 +22,7 @@ import (
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 )
 
-// SetupWithManager wires the reconciler into mgr as the controller ControllerName, with the watches:
+// SetupWithManager wires the reconciler into mgr as the controller controllerName, with the watches:
 //   - the CronJobRuns themselves, and each run's changes for the waiting runs of the same CronJob (an older
 //     run that starts frees the turn of the next);
 //   - Jobs: the run a Job belongs to (CronJobRunAnnotation, or status.jobName for a Job a backfill
@@ -42,7 +42,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager) error {
 		}
 	}
 	err := ctrl.NewControllerManagedBy(mgr).
-		Named(ControllerName).
+		Named(controllerName).
 		For(&cronjobv1.CronJobRun{}).
 		Watches(&cronjobv1.CronJobRun{}, handler.EnqueueRequestsFromMapFunc(m.runsWaitingBeside)).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(m.runsOfJob)).

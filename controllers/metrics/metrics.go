@@ -160,6 +160,7 @@ var DefaultMetrics = sync.OnceValue(func() *Metrics {
 
 // The methods below do nothing on nil Metrics (a reconciler built without them, as in most unit tests).
 
+// RunStarted counts a run started for trigger and observes its start skew (its lateness beyond its jitter).
 func (m *Metrics) RunStarted(trigger string, skew time.Duration) {
 	if m == nil {
 		return
@@ -168,7 +169,7 @@ func (m *Metrics) RunStarted(trigger string, skew time.Duration) {
 	m.skew.Observe(skew.Seconds())
 }
 
-// queuedRunStarted counts a run started from status.queued; its skew includes the wait and is not observed.
+// QueuedRunStarted counts a run started from status.queued; its skew includes the wait and is not observed.
 func (m *Metrics) QueuedRunStarted() {
 	if m == nil {
 		return
@@ -176,14 +177,14 @@ func (m *Metrics) QueuedRunStarted() {
 	m.started.WithLabelValues(TriggerQueued).Inc()
 }
 
-// manualRunStarted counts the Job of a CronJobRun, without a skew.
+// ManualRunStarted counts the Job of a CronJobRun, without a skew.
 func (m *Metrics) ManualRunStarted() {
 	if m != nil {
 		m.started.WithLabelValues(TriggerManual).Inc()
 	}
 }
 
-// runsMissed counts n runs missed for reason; n must not be negative (0 counts nothing).
+// RunsMissed counts n runs missed for reason; n must not be negative (0 counts nothing).
 func (m *Metrics) RunsMissed(reason string, n int) {
 	if m == nil {
 		return
@@ -191,12 +192,14 @@ func (m *Metrics) RunsMissed(reason string, n int) {
 	m.missed.WithLabelValues(reason).Add(float64(n))
 }
 
+// JobCreateFailed counts a Job create that failed with an API error.
 func (m *Metrics) JobCreateFailed() {
 	if m != nil {
 		m.createFailures.Inc()
 	}
 }
 
+// JobDeleted counts a Job the controller deleted, for reason (DeletedHistory or DeletedReplace).
 func (m *Metrics) JobDeleted(reason string) {
 	if m != nil {
 		m.deleted.WithLabelValues(reason).Inc()

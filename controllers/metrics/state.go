@@ -93,6 +93,8 @@ type State struct {
 	leading atomic.Bool
 }
 
+// NewState returns the state endpoint over source, logging scrape errors to log; it serves series only
+// between Start and the end of its context (while the replica leads).
 func NewState(source CronJobSource, log logr.Logger) *State {
 	return &State{source: source, log: log}
 }

@@ -89,7 +89,6 @@ func seriesCount(families map[string]*dto.MetricFamily) int {
 // of the status, the next scheduled time (in the past when a run is overdue, absent while suspended), the
 // active Jobs, suspend, and the Ready condition as three series; the same with and without gzip.
 func TestStateMetrics(t *testing.T) {
-	PriorHour := TopOfTheHour.Add(-time.Hour)
 	ready := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: cronjobv1.ReasonScheduled, LastTransitionTime: metav1.NewTime(PriorHour)}
 	f := FakeClient(nil, interceptor.Funcs{},
 		CronJobOf(Hourly().TimeZone("Europe/Berlin").LastScheduleTime(PriorHour).LastSuccessfulTime(PriorHour.Add(time.Minute)).

@@ -41,6 +41,7 @@ type Error struct {
 	Message string
 }
 
+// Error returns the message.
 func (e *Error) Error() string { return e.Message }
 
 // Parse parses spec.schedule in the time zone spec.timeZone (UTC when nil) and returns the schedule
