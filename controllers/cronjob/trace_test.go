@@ -2,12 +2,9 @@ package cronjob
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -77,32 +74,11 @@ func TestDecisionTrace(t *testing.T) {
 			}
 			for _, verbosity := range []int{0, 1} {
 				f := newFixture(t, tc.now, interceptor.Funcs{}, objs...)
-				var lines []string
-				log := funcr.New(func(prefix, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: verbosity})
-				ctx := logr.NewContext(context.Background(), log)
-				if _, err := f.r.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: "hourly"}}); err != nil {
-					t.Fatal(err)
-				}
-				var decided []string
-				for _, l := range lines {
-					if strings.Contains(l, `"msg"="Decided`) {
-						decided = append(decided, l)
+				Traced(t, verbosity, tc.want, func(ctx context.Context) {
+					if _, err := f.r.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: "hourly"}}); err != nil {
+						t.Fatal(err)
 					}
-				}
-				if verbosity == 0 {
-					if len(decided) != 0 {
-						t.Errorf("at V(0): %q, want no decision trace", decided)
-					}
-					continue
-				}
-				if len(decided) != 1 {
-					t.Fatalf("at V(1): %d decision lines, want 1: %q", len(decided), lines)
-				}
-				for _, w := range tc.want {
-					if !strings.Contains(decided[0], w) {
-						t.Errorf("decision %s\nlacks %s", decided[0], w)
-					}
-				}
+				})
 			}
 		})
 	}

@@ -2,11 +2,8 @@ package cronjobrun
 
 import (
 	"context"
-	"strings"
 	"testing"
 
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -37,32 +34,11 @@ func TestDecisionTrace(t *testing.T) {
 			for _, verbosity := range []int{0, 1} {
 				f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Forbid().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)).Obj(),
 					RunningJob(PriorHour), manualRun().Obj(), builders.MakeCronJobRun("orphan", Namespace, "nothing").UID("orphan-uid").CreationTimestamp(IsTime).Obj())
-				var lines []string
-				log := funcr.New(func(_, args string) { lines = append(lines, args) }, funcr.Options{Verbosity: verbosity})
-				ctx := logr.NewContext(context.Background(), log)
-				if _, err := f.runs.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: tc.run}}); err != nil {
-					t.Fatal(err)
-				}
-				var decided []string
-				for _, l := range lines {
-					if strings.Contains(l, `"msg"="Decided"`) {
-						decided = append(decided, l)
+				Traced(t, verbosity, tc.want, func(ctx context.Context) {
+					if _, err := f.runs.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: tc.run}}); err != nil {
+						t.Fatal(err)
 					}
-				}
-				if verbosity == 0 {
-					if len(decided) != 0 {
-						t.Errorf("at V(0): %q, want no decision trace", decided)
-					}
-					continue
-				}
-				if len(decided) != 1 {
-					t.Fatalf("at V(1): %d decision lines, want 1: %q", len(decided), lines)
-				}
-				for _, w := range tc.want {
-					if !strings.Contains(decided[0], w) {
-						t.Errorf("decision %s\nlacks %s", decided[0], w)
-					}
-				}
+				})
 			}
 		})
 	}
