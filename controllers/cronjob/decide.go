@@ -107,7 +107,7 @@ func decide(cj *cronjobv1.CronJob, owned []*batchv1.Job, now time.Time) decision
 		return d
 	}
 	earliest := schedule.EarliestTime(cj)
-	d.plan = schedule.PlanRun(sched, earliest, now, cj.Spec.StartingDeadlineSeconds, delays(cj, sched))
+	d.plan = schedule.PlanRun(sched, earliest, now, cj.Spec.StartingDeadlineSeconds, delays(cj, sched, earliest))
 	if d.plan.NextStart.IsZero() && d.plan.Scheduled.IsZero() && len(cj.Status.Queued) == 0 {
 		d.neverFires = true
 		return d
@@ -207,12 +207,13 @@ func knowsJob(cj *cronjobv1.CronJob, owned []*batchv1.Job, name string) bool {
 	return false
 }
 
-// delays is the jitter of the CronJob's runs (spec.jitterSeconds, schedule.RunDelay), nil without it.
-func delays(cj *cronjobv1.CronJob, sched cron.Schedule) schedule.DelayFunc {
+// delays is the jitter of the CronJob's runs (spec.jitterSeconds, schedule.RunDelay, anchored at
+// earliest), nil without it.
+func delays(cj *cronjobv1.CronJob, sched cron.Schedule, earliest time.Time) schedule.DelayFunc {
 	if ptr.Deref(cj.Spec.JitterSeconds, 0) <= 0 {
 		return nil
 	}
 	return func(scheduled time.Time) time.Duration {
-		return schedule.RunDelay(cj, sched, schedule.EarliestTime(cj), scheduled)
+		return schedule.RunDelay(cj, sched, earliest, scheduled)
 	}
 }

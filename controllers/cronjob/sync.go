@@ -223,14 +223,9 @@ func droppedCount(n int) string {
 // failure, when not empty, says why the run could not start (for the Ready condition); err is an API error
 // to retry.
 func (s *syncer) startRun(ctx context.Context, d *decision) (failure string, err error) {
-	s.out.Job = jobs.Name(s.cj.Name, d.due)
-	if d.verdict == verdictAdopt {
-		s.adopt(ctx, d.due)
-		return "", nil
-	}
-	if msg, blocked := s.stillBlocked(ctx, s.out.Job, d.due, d.loc); blocked {
-		s.out.Run = RunBlocked
-		return msg, nil
+	// verdictAdopt is adoptOrBlocked's first case: the decision and the act read the same Jobs.
+	if done, failure := s.adoptOrBlocked(ctx, d.due, d.loc); done {
+		return failure, nil
 	}
 	switch d.verdict {
 	case verdictSkip:
