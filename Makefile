@@ -93,6 +93,19 @@ test-slow: manifests generate envtest-assets ## Run the envtest specs labelled s
 test-lifecycle: manifests generate lifecycle-assets ## Run the lifecycle specs: Replace, history, TTL, Forbid and failures with real Jobs and simulated Pods (~1 min).
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test -tags lifecycle ./test/lifecycle/ -count=1 -v $(LIFECYCLE_ARGS)
 
+# test-hostile: the hostile-tenant suite (test/hostile, README there): bin/manager as a process with the shipped
+# memory limit, one tenant flooding it (large Jobs, waiting manual runs, a catch-up), another measured; report
+# in bin/hostile/report.{md,json}. HOSTILE_SCALE=short is CI's size (about 3 min); full (default) about 10 min.
+HOSTILE_SCALE ?= full
+.PHONY: test-hostile
+test-hostile: build envtest-assets ## Run the hostile-tenant suite at HOSTILE_SCALE (full by default; ~10 min) against bin/manager.
+	HOSTILE_SCALE=$(HOSTILE_SCALE) KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./test/hostile/ -count=1 -timeout 60m -v \
+		-args -ginkgo.label-filter=hostile -ginkgo.v
+
+.PHONY: test-hostile-short
+test-hostile-short: ## The hostile-tenant suite at its CI size (HOSTILE_SCALE=short, about 3 min).
+	$(MAKE) test-hostile HOSTILE_SCALE=short
+
 # soak: the failure specs at volume and long fuzzing (hack/soak.sh, test/soak/README.md). SOAK_PHASES picks
 # phases (default "envtest fuzz kind"); counts: SOAK_ENVTEST_KILLS (50), SOAK_KIND_KILLS (30),
 # SOAK_KIND_HARD_KILLS (10), SOAK_FUZZ_EXECS (10000000) with SOAK_FUZZ_PARALLEL workers (1). Results:
