@@ -15,6 +15,9 @@ const (
 	// noRunWindow is how long a Consistently checks that no run starts: a scheduled minute passes in it,
 	// with slack for a controller that would start the run late.
 	noRunWindow = 75 * time.Second
+	// pressureWindow is how long a Consistently checks that the manager survives a load (the large Jobs of
+	// the tenant-boundary spec): past a minute boundary, and past the liveness probe's 20 s period.
+	pressureWindow = 75 * time.Second
 	// checkWindow is how far ahead of a disruption the runs are checked: up to the next minute but one.
 	checkWindow = 90 * time.Second
 	// takeoverWait bounds a follower's takeover after the leader is killed: the Lease must expire first.
