@@ -54,8 +54,11 @@ type Result struct {
 // Seconds is a duration written in seconds.
 type Seconds time.Duration
 
-// MarshalJSON writes the duration in seconds, to the millisecond.
+// MarshalJSON writes the duration in seconds, to the millisecond; a negative one (never) as -1.
 func (s Seconds) MarshalJSON() ([]byte, error) {
+	if s < 0 {
+		return []byte("-1"), nil
+	}
 	return json.Marshal(math.Round(time.Duration(s).Seconds()*1000) / 1000)
 }
 
