@@ -45,6 +45,8 @@
 //     reconcile did; metrics.go: reconcile counts and the API server's request counts; scrape.go: a GET of
 //     a manager's metrics endpoint (Scrape, MetricValue, FreeLocalAddress); dump.go: the state dump of a
 //     failed spec;
+//   - large.go: LargeJob, a Job of a given size that no CronJob owns (the hostile-tenant suites, envtest and
+//     kind);
 //   - kustomize.go: kustomize builds of config/ and the RBAC they render, applied for a spec (Kustomize,
 //     ApplyRBAC);
 //   - paths.go: where the CRDs, webhook manifests and envtest binaries are; timeouts.go: the shared waits;
