@@ -95,10 +95,10 @@ test-lifecycle: manifests generate lifecycle-assets ## Run the lifecycle specs: 
 
 # test-hostile: the hostile-tenant suite (test/hostile, README there): bin/manager as a process with the shipped
 # memory limit, one tenant flooding it (large Jobs, waiting manual runs, a catch-up), another measured; report
-# in bin/hostile/report.{md,json}. HOSTILE_SCALE=short is CI's size (about 3 min); full (default) about 10 min.
+# in bin/hostile/report.{md,json}. HOSTILE_SCALE=short is CI's size (about 3 min); full (default) about 6 min.
 HOSTILE_SCALE ?= full
 .PHONY: test-hostile
-test-hostile: build envtest-assets ## Run the hostile-tenant suite at HOSTILE_SCALE (full by default; ~10 min) against bin/manager.
+test-hostile: build envtest-assets ## Run the hostile-tenant suite at HOSTILE_SCALE (full by default; ~6 min) against bin/manager.
 	HOSTILE_SCALE=$(HOSTILE_SCALE) KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" go test ./test/hostile/ -count=1 -timeout 60m -v \
 		-args -ginkgo.label-filter=hostile -ginkgo.v
 
