@@ -13,18 +13,20 @@ import (
 )
 
 // The manager provisions its webhook serving certificate itself, so that the webhooks work in a cluster
-// with no cert-manager (an offline kind cluster, say). The rotator reads its Secret and the two webhook
-// configurations from an informer cache (list and watch), writes the certificate into the Secret and the
-// CA into the caBundle of the configurations (update), and does nothing else with them: the Secret ships
+// with no cert-manager (an offline kind cluster, say). The rotator reads its Secret and the validating webhook
+// configuration from an informer cache (list and watch), writes the certificate into the Secret and the
+// CA into the caBundle of the configuration (update), and does nothing else with them: the Secret ships
 // empty with the manager (config/webhook), so it is never created. Each rule is limited to the object's
 // name: the Secret's as config/webhook names it (kustomize's namePrefix renames it in the rule too), the
-// configurations' as deployed (kustomize renames no resourceNames of theirs), the defaults of
-// --mutating-webhook-configuration and --validating-webhook-configuration. For list and watch the limit
+// configuration's as deployed (kustomize renames no resourceNames of its), the default of
+// --validating-webhook-configuration.
+//
+// There is no mutating webhook any more (every default is the CRD schema's); a cluster upgraded from a
+// release that had one keeps its MutatingWebhookConfiguration until it is deleted (README "Install"). For list and watch the limit
 // holds because the rotator's cache asks for that one object by a metadata.name field selector
 // (nameScopedConfig).
 //
 // +kubebuilder:rbac:groups="",namespace=system,resources=secrets,resourceNames=webhook-server-cert,verbs=list;watch;update
-// +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=mutatingwebhookconfigurations,resourceNames=cronjob-operator-mutating-webhook-configuration,verbs=list;watch;update
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=cronjob-operator-validating-webhook-configuration,verbs=list;watch;update
 
 // webhookCertOptions says where the webhook serving certificate comes from.
@@ -40,15 +42,15 @@ type webhookCertOptions struct {
 	// service is the name of the Service in front of the webhook server; the certificate is for
 	// <service>.<namespace>.svc.
 	service string
-	// mutating and validating name the webhook configurations whose caBundle is kept in step.
-	mutating, validating string
+	// validating names the webhook configuration whose caBundle is kept in step.
+	validating string
 }
 
 // addWebhookCertRotator registers cert-controller's rotator with the manager when o.rotate is set, and
 // returns a channel that is closed once the certificate is in o.files (at once when not rotating). The
 // rotator creates a CA and a serving certificate in the Secret (the Secret must exist: config/webhook
 // ships it empty, so that its volume mounts), renews them before they expire, and writes the CA into the
-// caBundle of the webhook configurations. Every replica runs it, leader or not: each one serves webhooks.
+// caBundle of the validating webhook configuration. Every replica runs it, leader or not: each one serves webhooks.
 // It returns an error if the manager's namespace is unknown or the rotator cannot be added.
 func addWebhookCertRotator(mgr ctrl.Manager, o webhookCertOptions) (<-chan struct{}, error) {
 	ready := make(chan struct{})
@@ -61,11 +63,10 @@ func addWebhookCertRotator(mgr ctrl.Manager, o webhookCertOptions) (<-chan struc
 		return nil, err
 	}
 	// The rotator makes its own cache of Secrets in ns and of webhook configurations from mgr.GetConfig(),
-	// with no way to narrow it; the config it is given asks for its three objects by name, so the manager
+	// with no way to narrow it; the config it is given asks for its two objects by name, so the manager
 	// needs no right to read the other Secrets of its namespace or other webhook configurations.
 	scoped := configManager{Manager: mgr, cfg: nameScopedConfig(mgr.GetConfig(), map[string]string{
 		"/api/v1/namespaces/" + ns + "/secrets":                                 o.secret,
-		"/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations":   o.mutating,
 		"/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations": o.validating,
 	})}
 	err = rotator.AddRotator(scoped, &rotator.CertRotator{
@@ -79,7 +80,6 @@ func addWebhookCertRotator(mgr ctrl.Manager, o webhookCertOptions) (<-chan struc
 		ExtraDNSNames:  []string{fmt.Sprintf("%s.%s.svc.cluster.local", o.service, ns)},
 		IsReady:        ready,
 		Webhooks: []rotator.WebhookInfo{
-			{Name: o.mutating, Type: rotator.Mutating},
 			{Name: o.validating, Type: rotator.Validating},
 		},
 		RequireLeaderElection: false,

@@ -53,14 +53,14 @@ var _ = Describe("Webhook certificate rotation", Ordered, func() {
 		Expect(framework.ApplyRBAC(ctx, c, rendered)).To(Succeed())
 		for _, o := range rendered {
 			switch o.GetKind() {
-			case "Secret", "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
+			case "Secret", "ValidatingWebhookConfiguration":
 				Expect(c.Create(ctx, o.DeepCopy())).To(Succeed())
 			}
 		}
 	})
 
 	When("the manager runs with the rights config/default gives its ServiceAccount", func() {
-		It("should fill its Secret and the caBundle of its two webhook configurations, and touch no other", func(ctx SpecContext) {
+		It("should fill its Secret and the caBundle of its webhook configuration, and touch no other", func(ctx SpecContext) {
 			By("creating a Secret and a webhook configuration of someone else")
 			strangerSecret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: operatorNamespace, Name: "someone-elses-secret"},
 				Data: map[string][]byte{"key": []byte("value")}}
@@ -95,11 +95,6 @@ var _ = Describe("Webhook certificate rotation", Ordered, func() {
 
 			By("waiting for the rotator to report the certificate ready (CA injected)")
 			Eventually(ready).WithTimeout(3 * framework.Timeout).Should(BeClosed())
-			mutating := &admissionregistrationv1.MutatingWebhookConfiguration{}
-			Expect(c.Get(ctx, client.ObjectKey{Name: "cronjob-operator-mutating-webhook-configuration"}, mutating)).To(Succeed())
-			for _, w := range mutating.Webhooks {
-				Expect(bytes.Equal(w.ClientConfig.CABundle, secret.Data["ca.crt"])).To(BeTrue(), "caBundle of %s", w.Name)
-			}
 			validating := &admissionregistrationv1.ValidatingWebhookConfiguration{}
 			Expect(c.Get(ctx, client.ObjectKey{Name: "cronjob-operator-validating-webhook-configuration"}, validating)).To(Succeed())
 			for _, w := range validating.Webhooks {
@@ -141,7 +136,6 @@ func startRotator(ctx context.Context, admin *rest.Config, certDir string) <-cha
 		files:      certFiles{dir: certDir, name: "tls.crt", key: "tls.key"},
 		secret:     "cronjob-operator-webhook-server-cert",
 		service:    "cronjob-operator-webhook-service",
-		mutating:   "cronjob-operator-mutating-webhook-configuration",
 		validating: "cronjob-operator-validating-webhook-configuration",
 	})
 	Expect(err).NotTo(HaveOccurred())

@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/robfig/cron/v3"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -18,65 +21,66 @@ import (
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
-// +kubebuilder:webhook:path=/mutate-batch-cronjob-operator-dev-v1-cronjob,mutating=true,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=mcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1
-// +kubebuilder:webhook:path=/validate-batch-cronjob-operator-dev-v1-cronjob,mutating=false,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=vcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1
+// The webhook sees only the writes whose answer it may change (matchConditions): a create, or an update
+// that changes spec (everything it reads but the name, namespace and UID, which do not change). A
+// metadata-only write (a label edit, a finalizer removal) and a status write (a subresource the rule does not
+// name) never reach it, so they succeed while no replica answers, despite failurePolicy Fail. timeoutSeconds
+// is 5: longer than the preflight's DefaultPreflightTimeout (3 s), so that a slow dry run ends in an admission
+// with a warning rather than in the API server giving up on the webhook and refusing the write.
+// +kubebuilder:webhook:path=/validate-batch-cronjob-operator-dev-v1-cronjob,mutating=false,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=vcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"create-or-spec-change","expression":"request.operation == 'CREATE' || object.spec != oldObject.spec"}]}`
 
-// SetupCronJobWebhookWithManager registers the CronJob defaulting and validating webhooks with the manager's
-// webhook server, the validator on the real clock.
+// SetupCronJobWebhookWithManager registers the CronJob validating webhook with the manager's webhook server:
+// the validator on the real clock, its preflight through NewPreflightClient on the manager's
+// configuration (a dry run goes to the API server, never to the cache). There is no defaulting webhook:
+// every default is a +kubebuilder:default of the CRD schema.
 func SetupCronJobWebhookWithManager(mgr ctrl.Manager) error {
+	c, err := NewPreflightClient(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), mgr.GetRESTMapper())
+	if err != nil {
+		return err
+	}
 	return ctrl.NewWebhookManagedBy(mgr, &cronjobv1.CronJob{}).
-		WithDefaulter(&CronJobCustomDefaulter{}).
-		WithValidator(&CronJobCustomValidator{}).
+		WithValidator(&CronJobCustomValidator{Client: c}).
 		Complete()
 }
 
-// CronJobCustomDefaulter is the defaulting admission webhook of CronJob.
-type CronJobCustomDefaulter struct{}
-
-// Default sets the defaults of batch/v1 CronJob: concurrencyPolicy Allow, suspend false, history limits 3
-// and 1. The CRD schema sets the same defaults; this covers objects the schema defaulting does not reach.
-func (d *CronJobCustomDefaulter) Default(_ context.Context, cj *cronjobv1.CronJob) error {
-	if cj.Spec.ConcurrencyPolicy == "" {
-		cj.Spec.ConcurrencyPolicy = cronjobv1.AllowConcurrent
-	}
-	if cj.Spec.MissedRunPolicy == "" {
-		cj.Spec.MissedRunPolicy = cronjobv1.MissedRunMostRecent
-	}
-	if cj.Spec.Suspend == nil {
-		cj.Spec.Suspend = ptr.To(false)
-	}
-	if cj.Spec.SuccessfulJobsHistoryLimit == nil {
-		cj.Spec.SuccessfulJobsHistoryLimit = ptr.To(cronjobv1.DefaultSuccessfulJobsHistoryLimit)
-	}
-	if cj.Spec.FailedJobsHistoryLimit == nil {
-		cj.Spec.FailedJobsHistoryLimit = ptr.To(cronjobv1.DefaultFailedJobsHistoryLimit)
-	}
-	return nil
-}
-
 // CronJobCustomValidator is the validating admission webhook of CronJob. It checks what the CRD schema and
-// CEL rules cannot: spec.schedule must parse with the parser the controller uses (standard five fields or
-// a descriptor; @every between one minute and five years), spec.timeZone must be a known IANA time zone,
-// and spec.jitterSeconds must be shorter than the shortest interval between two scheduled times (over the
-// next year; see schedule.ShortestInterval). A schedule that never fires (such as "0 0 31 2 *") is admitted
-// with a warning.
-//
-// On update, the schedule, time zone and jitter are only checked when one of them changes, so that an
-// object admitted before this webhook existed can still get its finalizers removed and be deleted.
+// CEL rules cannot:
+//   - spec.schedule must parse with the parser the controller uses (standard five fields or a descriptor;
+//     @every between one minute and five years), spec.timeZone must be a known IANA time zone, and
+//     spec.jitterSeconds must be shorter than the shortest interval between two scheduled times (over the
+//     next year; see schedule.ShortestInterval). A schedule that never fires (such as "0 0 31 2 *") is
+//     admitted with a warning. On update these are only checked when one of them changes, so that an object
+//     admitted before this webhook existed can still get its finalizers removed and be deleted.
+//   - the preflight: the Job the controller would build from spec.jobTemplate for the next scheduled time
+//     (or now, if none) must be one the API server accepts, asked with a server-side dry-run create in the
+//     CronJob's namespace, so that every validation and admission policy of the namespace speaks at
+//     admission, as batch/v1 CronJob's own validation of its template does, not at 3 a.m. with FailedCreate.
+//     See preflight for what is refused, warned and admitted. On update it runs only when spec.jobTemplate
+//     changes (nothing else of the CronJob changes the Job but its name and scheduled time).
+//   - spec.startingDeadlineSeconds of 0 is admitted with a warning: no run can start within 0 seconds of
+//     its scheduled time, so every run is missed (batch/v1 admits it silently).
 type CronJobCustomValidator struct {
-	// Clock gives `now` for the never-fires and jitter checks; nil means the real clock.
+	// Clock gives `now` for the never-fires and jitter checks and the preflight's scheduled time; nil means
+	// the real clock.
 	Clock clock.PassiveClock
+	// Client makes the preflight's dry-run create (NewPreflightClient, so that its warnings come back as
+	// admission warnings). Nil skips the preflight.
+	Client client.Client
+	// PreflightTimeout bounds the preflight's dry run; 0 means DefaultPreflightTimeout (3 s). Past it the
+	// CronJob is admitted with a warning.
+	PreflightTimeout time.Duration
 }
 
-// ValidateCreate checks the schedule and time zone. The error is a 422 Invalid status listing each field
-// with what to fix.
-func (v *CronJobCustomValidator) ValidateCreate(_ context.Context, cj *cronjobv1.CronJob) (admission.Warnings, error) {
-	return v.validate(cj, nil)
+// ValidateCreate checks the schedule, time zone and jitter, and the template with the preflight. The error
+// is a 422 Invalid status listing each field with what to fix.
+func (v *CronJobCustomValidator) ValidateCreate(ctx context.Context, cj *cronjobv1.CronJob) (admission.Warnings, error) {
+	return v.validate(ctx, cj, nil)
 }
 
-// ValidateUpdate checks the schedule and time zone when either changed.
-func (v *CronJobCustomValidator) ValidateUpdate(_ context.Context, old, cj *cronjobv1.CronJob) (admission.Warnings, error) {
-	return v.validate(cj, old)
+// ValidateUpdate checks the schedule, time zone and jitter when one of them changed, the template when it
+// changed.
+func (v *CronJobCustomValidator) ValidateUpdate(ctx context.Context, old, cj *cronjobv1.CronJob) (admission.Warnings, error) {
+	return v.validate(ctx, cj, old)
 }
 
 // ValidateDelete admits every delete.
@@ -84,17 +88,46 @@ func (v *CronJobCustomValidator) ValidateDelete(context.Context, *cronjobv1.Cron
 	return nil, nil
 }
 
-func (v *CronJobCustomValidator) validate(cj, old *cronjobv1.CronJob) (admission.Warnings, error) {
-	if old != nil && old.Spec.Schedule == cj.Spec.Schedule &&
-		ptr.Deref(old.Spec.TimeZone, "") == ptr.Deref(cj.Spec.TimeZone, "") &&
-		ptr.Deref(old.Spec.JitterSeconds, 0) == ptr.Deref(cj.Spec.JitterSeconds, 0) {
-		return nil, nil
-	}
-	sched, _, err := schedule.Parse(cj.Spec.Schedule, cj.Spec.TimeZone)
-	if err != nil {
-		var se *schedule.Error
-		if !errors.As(err, &se) {
+func (v *CronJobCustomValidator) validate(ctx context.Context, cj, old *cronjobv1.CronJob) (admission.Warnings, error) {
+	now := clocks.OrReal(v.Clock).Now()
+	var warnings admission.Warnings
+	scheduled, loc := now, time.UTC
+	sched, parsedLoc, err := schedule.Parse(cj.Spec.Schedule, cj.Spec.TimeZone)
+	if old == nil || old.Spec.Schedule != cj.Spec.Schedule ||
+		ptr.Deref(old.Spec.TimeZone, "") != ptr.Deref(cj.Spec.TimeZone, "") ||
+		ptr.Deref(old.Spec.JitterSeconds, 0) != ptr.Deref(cj.Spec.JitterSeconds, 0) {
+		w, err := checkSchedule(cj, sched, err, now)
+		if err != nil {
 			return nil, err
+		}
+		warnings = append(warnings, w...)
+	}
+	if err == nil {
+		loc = parsedLoc
+		if next := schedule.Next(sched, now, now); !next.IsZero() {
+			scheduled = next
+		}
+	}
+	if d := cj.Spec.StartingDeadlineSeconds; d != nil && *d == 0 && (old == nil || !ptr.Equal(old.Spec.StartingDeadlineSeconds, d)) {
+		warnings = append(warnings, "spec.startingDeadlineSeconds is 0: no run can start within 0 seconds of its scheduled time, so every run will be missed; leave it unset for no deadline, or give the time a run may still start late, such as 60")
+	}
+	if v.Client != nil && (old == nil || !equality.Semantic.DeepEqual(old.Spec.JobTemplate, cj.Spec.JobTemplate)) {
+		w, err := v.preflight(ctx, cj, scheduled, loc)
+		warnings = append(warnings, w...)
+		if err != nil {
+			return warnings, err
+		}
+	}
+	return warnings, nil
+}
+
+// checkSchedule returns the error that refuses cj's schedule, time zone or jitter (parseErr is
+// schedule.Parse's), or the warning that it never fires.
+func checkSchedule(cj *cronjobv1.CronJob, sched cron.Schedule, parseErr error, now time.Time) (admission.Warnings, error) {
+	if parseErr != nil {
+		var se *schedule.Error
+		if !errors.As(parseErr, &se) {
+			return nil, parseErr
 		}
 		path := field.NewPath("spec", "schedule")
 		value := any(cj.Spec.Schedule)
@@ -104,7 +137,6 @@ func (v *CronJobCustomValidator) validate(cj, old *cronjobv1.CronJob) (admission
 		return nil, apierrors.NewInvalid(cronjobv1.GroupVersion.WithKind("CronJob").GroupKind(), cj.Name,
 			field.ErrorList{field.Invalid(path, value, se.Message)})
 	}
-	now := clocks.OrReal(v.Clock).Now()
 	if jitter := ptr.Deref(cj.Spec.JitterSeconds, 0); jitter > 0 {
 		if gap := schedule.ShortestInterval(sched, now); gap > 0 && time.Duration(jitter)*time.Second >= gap {
 			return nil, apierrors.NewInvalid(cronjobv1.GroupVersion.WithKind("CronJob").GroupKind(), cj.Name,

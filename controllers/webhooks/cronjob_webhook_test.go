@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -91,24 +90,5 @@ func TestAdmissionValidate(t *testing.T) {
 				t.Errorf("warnings = %q, want one containing %q", warnings, tc.wantWarning)
 			}
 		})
-	}
-}
-
-func TestAdmissionDefault(t *testing.T) {
-	cj := Hourly().ConcurrencyPolicy("").Obj()
-	if err := (&CronJobCustomDefaulter{}).Default(context.Background(), cj); err != nil {
-		t.Fatal(err)
-	}
-	want := cronjobv1.CronJobSpec{
-		Schedule:                   cj.Spec.Schedule,
-		ConcurrencyPolicy:          cronjobv1.AllowConcurrent,
-		MissedRunPolicy:            cronjobv1.MissedRunMostRecent,
-		Suspend:                    ptr.To(false),
-		JobTemplate:                cj.Spec.JobTemplate,
-		SuccessfulJobsHistoryLimit: ptr.To[int32](3),
-		FailedJobsHistoryLimit:     ptr.To[int32](1),
-	}
-	if diff := cmp.Diff(want, cj.Spec); diff != "" {
-		t.Errorf("defaulted spec (-want,+got):\n%s", diff)
 	}
 }

@@ -1,4 +1,4 @@
-// Package webhooks is the CronJob admission webhook, laid out as kubebuilder v4 scaffolds it: a defaulter
-// and a validator, registered by SetupCronJobWebhookWithManager. The validator refuses what the CRD schema
-// and CEL cannot see, with the controller's own schedule parser, so admission and the controller agree.
+// Package webhooks is the CronJob validating admission webhook, registered by SetupCronJobWebhookWithManager:
+// it refuses what the CRD schema and CEL cannot see, with the controller's own schedule parser and a dry-run
+// create of the Job the controller would build, so admission and the controller agree.
 package webhooks

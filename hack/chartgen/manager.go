@@ -181,8 +181,7 @@ func (c *chart) args(t *template, args, fullArgs []any) []any {
 }
 
 func isWebhookFlag(name string) bool {
-	return strings.HasPrefix(name, "--webhook-") || name == "--mutating-webhook-configuration" ||
-		name == "--validating-webhook-configuration"
+	return strings.HasPrefix(name, "--webhook-") || name == "--validating-webhook-configuration"
 }
 
 func orTrue(v string) string {

@@ -1,15 +1,24 @@
 package integration
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -189,4 +198,166 @@ func warningClient() (client.Client, *warningRecorder) {
 	c, err := client.New(wcfg, client.Options{Scheme: framework.Scheme()})
 	Expect(err).NotTo(HaveOccurred())
 	return c, warnings
+}
+
+// The preflight (controllers/webhooks/preflight.go): the webhook builds the CronJob's Job and asks the API
+// server with a dry-run create. fixtures/invalid-template-*.yaml hold one refused template of each kind
+// (restartPolicy Always or unset, no containers, a bad label key, a negative backoffLimit or parallelism),
+// run by "a CronJob from fixtures/ is created" above. A template without a containers field at all never
+// reaches the webhook: the CRD schema requires it.
+var _ = Describe("Admission preflight", func() {
+	When("an update makes the template one the API server refuses", func() {
+		It("should refuse it with the API server's message on the field under spec.jobTemplate", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			cj := builders.MakeCronJob("edited", ns).Obj()
+			Expect(k8sClient.Create(ctx, cj)).To(Succeed())
+
+			cj.Spec.JobTemplate.Spec.Template.Spec.RestartPolicy = corev1.RestartPolicyAlways
+			err := k8sClient.Update(ctx, cj)
+			Expect(apierrors.IsInvalid(err)).To(BeTrue(), "want an Invalid error, got %v", err)
+			Expect(err.Error()).To(ContainSubstring(`spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"`))
+		})
+	})
+
+	When("a Job of the template draws a warning (Pod Security's warn mode)", func() {
+		It("should admit the CronJob and return the warning", func(ctx SpecContext) {
+			ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: "pod-security-warn-",
+				Labels: map[string]string{"pod-security.kubernetes.io/warn": "restricted"}}}
+			Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+			cj := builders.MakeCronJob("privileged", ns.Name).Obj()
+			cj.Spec.JobTemplate.Spec.Template.Spec.Containers[0].SecurityContext = &corev1.SecurityContext{Privileged: ptr.To(true)}
+			c, warnings := warningClient()
+
+			Expect(c.Create(ctx, cj)).To(Succeed())
+			Expect(warnings.get()).To(ContainElement(SatisfyAll(
+				ContainSubstring("spec.jobTemplate: a Job made from it gets this warning"),
+				ContainSubstring(`would violate PodSecurity "restricted:latest"`),
+				ContainSubstring("privileged"))))
+		})
+	})
+
+	// A webhook with side effects would refuse the dry run too, but admissionregistration/v1 no longer admits
+	// one (sideEffects must be None or NoneOnDryRun).
+	When("the dry run cannot be made (a webhook on Jobs that no server answers)", func() {
+		It("should admit the CronJob and say so in a warning", func(ctx SpecContext) {
+			ns := namespaceSelectedBy(ctx, "unanswered")
+			installWebhook(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{
+				ObjectMeta: metav1.ObjectMeta{GenerateName: "unanswered-"},
+				Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+					Name:                    "jobs.unanswered.example.com",
+					ClientConfig:            admissionregistrationv1.WebhookClientConfig{URL: ptr.To(unreachableURL)},
+					Rules:                   []admissionregistrationv1.RuleWithOperations{rule("batch", "jobs")},
+					NamespaceSelector:       selectorOf(ns),
+					SideEffects:             ptr.To(admissionregistrationv1.SideEffectClassNone),
+					FailurePolicy:           ptr.To(admissionregistrationv1.Fail),
+					AdmissionReviewVersions: []string{"v1"},
+				}},
+			})
+			cj := builders.MakeCronJob("", ns).Obj()
+			cj.GenerateName = "unchecked-" // a create that came before the configuration took effect keeps its name
+			c, warnings := warningClient()
+
+			Eventually(func(g Gomega) {
+				g.Expect(c.Create(ctx, cj.DeepCopy())).To(Succeed())
+				g.Expect(warnings.get()).To(ContainElement(SatisfyAll(
+					ContainSubstring("spec.jobTemplate was not checked against the API server"),
+					ContainSubstring("failed calling webhook"))))
+			}).Should(Succeed(), "the webhook configuration takes a moment to reach the API server's admission")
+		})
+	})
+})
+
+// The validating webhook's matchConditions (config/webhook/manifests.yaml): only a create or a spec change
+// reaches it, so with no replica answering, metadata-only writes still succeed despite failurePolicy Fail.
+var _ = Describe("Admission webhook matchConditions", func() {
+	When("no webhook server answers", func() {
+		It("should let a label edit and a finalizer removal through, and refuse a spec edit", func(ctx SpecContext) {
+			ns := namespaceSelectedBy(ctx, "unreachable")
+			cj := builders.MakeCronJob("reachable", ns).Finalizers("example.com/keep").Obj()
+			Expect(k8sClient.Create(ctx, cj)).To(Succeed())
+
+			By("installing the shipped validating webhook again, pointing nowhere, for this namespace only")
+			shipped := shippedValidatingWebhook()
+			shipped.ObjectMeta = metav1.ObjectMeta{GenerateName: "unreachable-"}
+			for i := range shipped.Webhooks {
+				shipped.Webhooks[i].ClientConfig = admissionregistrationv1.WebhookClientConfig{URL: ptr.To(unreachableURL)}
+				shipped.Webhooks[i].NamespaceSelector = selectorOf(ns)
+			}
+			installWebhook(ctx, shipped)
+			minutes := 1
+			Eventually(func() error {
+				// A fresh read and a new schedule each time: an edit made before the configuration took
+				// effect changed the spec, and the next must change it again.
+				edited := &cronjobv1.CronJob{}
+				if err := k8sClient.Get(ctx, client.ObjectKeyFromObject(cj), edited); err != nil {
+					return err
+				}
+				minutes++
+				edited.Spec.Schedule = fmt.Sprintf("*/%d * * * *", minutes)
+				return k8sClient.Update(ctx, edited)
+			}).Should(MatchError(ContainSubstring("failed calling webhook")), "a spec edit must reach the unreachable webhook")
+
+			By("editing a label")
+			Expect(k8sClient.Patch(ctx, cj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"team":"b"}}}`)))).To(Succeed())
+			By("removing the finalizer, as a controller does before the CronJob goes")
+			Expect(k8sClient.Patch(ctx, cj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))).To(Succeed())
+			Expect(cj.Finalizers).To(BeEmpty())
+		})
+	})
+})
+
+// unreachableURL is a webhook URL nothing listens on: the API server's call fails at once.
+const unreachableURL = "https://127.0.0.1:1/unreachable"
+
+// selectionLabel labels a namespace that a spec's own webhook configuration selects.
+const selectionLabel = "test.cronjob-operator.dev/selected-by"
+
+// namespaceSelectedBy creates a namespace, as newNamespace, labelled selectionLabel=<its own name>, and
+// returns its name.
+func namespaceSelectedBy(ctx context.Context, prefix string) string {
+	GinkgoHelper()
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: prefix + "-"}}
+	Expect(k8sClient.Create(ctx, ns)).To(Succeed())
+	ns.Labels = map[string]string{selectionLabel: ns.Name}
+	Expect(k8sClient.Update(ctx, ns)).To(Succeed())
+	return dumpOnFailure(ns)
+}
+
+// selectorOf selects the namespace made by namespaceSelectedBy, and no other.
+func selectorOf(ns string) *metav1.LabelSelector {
+	return &metav1.LabelSelector{MatchLabels: map[string]string{selectionLabel: ns}}
+}
+
+// rule matches create and update of group/resource, version v1.
+func rule(group, resource string) admissionregistrationv1.RuleWithOperations {
+	return admissionregistrationv1.RuleWithOperations{
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create, admissionregistrationv1.Update},
+		Rule: admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"v1"},
+			Resources: []string{resource}},
+	}
+}
+
+// installWebhook creates a webhook configuration and deletes it when the spec ends.
+func installWebhook(ctx context.Context, c *admissionregistrationv1.ValidatingWebhookConfiguration) {
+	GinkgoHelper()
+	Expect(k8sClient.Create(ctx, c)).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) { Expect(k8sClient.Delete(ctx, c)).To(Succeed()) })
+}
+
+// shippedValidatingWebhook returns the ValidatingWebhookConfiguration of config/webhook/manifests.yaml.
+func shippedValidatingWebhook() *admissionregistrationv1.ValidatingWebhookConfiguration {
+	GinkgoHelper()
+	_, file, _, ok := runtime.Caller(0)
+	Expect(ok).To(BeTrue())
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "config", "webhook", "manifests.yaml"))
+	Expect(err).NotTo(HaveOccurred())
+	for doc := range bytes.SplitSeq(raw, []byte("\n---\n")) {
+		var c admissionregistrationv1.ValidatingWebhookConfiguration
+		Expect(yaml.Unmarshal(doc, &c)).To(Succeed())
+		if c.Kind == "ValidatingWebhookConfiguration" {
+			return &c
+		}
+	}
+	Fail("no ValidatingWebhookConfiguration in config/webhook/manifests.yaml")
+	return nil
 }

@@ -20,9 +20,10 @@ const (
 	operatorNamespace = "cronjob-operator-system"
 	managerUser       = "system:serviceaccount:" + operatorNamespace + ":cronjob-operator-controller-manager"
 	webhookCertSecret = "cronjob-operator-webhook-server-cert"
-	mutatingConfig    = "cronjob-operator-mutating-webhook-configuration"
-	validatingConfig  = "cronjob-operator-validating-webhook-configuration"
-	leaderElectionID  = "cronjob-operator.batch.cronjob-operator.dev"
+	// mutatingConfig is the name of the mutating webhook configuration of earlier releases.
+	mutatingConfig   = "cronjob-operator-mutating-webhook-configuration"
+	validatingConfig = "cronjob-operator-validating-webhook-configuration"
+	leaderElectionID = "cronjob-operator.batch.cronjob-operator.dev"
 	// anyNamespace stands for a namespace of the users' CronJobs: a SubjectAccessReview needs none to exist.
 	anyNamespace = "team-x"
 )
@@ -125,9 +126,6 @@ var managerNeeds = []request{
 	{verb: "list", resource: "secrets", namespace: operatorNamespace, name: webhookCertSecret},
 	{verb: "watch", resource: "secrets", namespace: operatorNamespace, name: webhookCertSecret},
 	{verb: "update", resource: "secrets", namespace: operatorNamespace, name: webhookCertSecret},
-	{verb: "list", group: "admissionregistration.k8s.io", resource: "mutatingwebhookconfigurations", name: mutatingConfig},
-	{verb: "watch", group: "admissionregistration.k8s.io", resource: "mutatingwebhookconfigurations", name: mutatingConfig},
-	{verb: "update", group: "admissionregistration.k8s.io", resource: "mutatingwebhookconfigurations", name: mutatingConfig},
 	{verb: "list", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", name: validatingConfig},
 	{verb: "watch", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", name: validatingConfig},
 	{verb: "update", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", name: validatingConfig},
@@ -157,7 +155,10 @@ var managerMustNot = []request{
 	{verb: "create", resource: "pods", namespace: operatorNamespace},
 	{verb: "create", resource: "pods", subresource: "exec", namespace: anyNamespace},
 	{verb: "create", group: "batch", resource: "cronjobs", namespace: anyNamespace},
-	// Webhook configurations: its own two, by name, to set their caBundle; no other, and no create or delete.
+	// Webhook configurations: its own validating one, by name, to set its caBundle; no other, and no create
+	// or delete. There is no mutating one (the old one's name included: a cluster may still hold it).
+	{verb: "update", group: "admissionregistration.k8s.io", resource: "mutatingwebhookconfigurations", name: mutatingConfig},
+	{verb: "list", group: "admissionregistration.k8s.io", resource: "mutatingwebhookconfigurations", name: mutatingConfig},
 	{verb: "update", group: "admissionregistration.k8s.io", resource: "mutatingwebhookconfigurations", name: "someone-elses-webhook"},
 	{verb: "update", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", name: "someone-elses-webhook"},
 	{verb: "list", group: "admissionregistration.k8s.io", resource: "mutatingwebhookconfigurations"},
