@@ -19,12 +19,13 @@ import (
 // empty with the manager (config/webhook), so it is never created. Each rule is limited to the object's
 // name: the Secret's as config/webhook names it (kustomize's namePrefix renames it in the rule too), the
 // configuration's as deployed (kustomize renames no resourceNames of its), the default of
-// --validating-webhook-configuration.
+// --validating-webhook-configuration. For list and watch the limit holds because the rotator's cache asks
+// for that one object by a metadata.name field selector (nameScopedConfig). The CA's key stays in the
+// Secret: the rotator reads it through the API (its cache), never from the mount, which holds only the
+// serving pair (config/default), so rotation works without it on disk.
 //
 // There is no mutating webhook any more (every default is the CRD schema's); a cluster upgraded from a
-// release that had one keeps its MutatingWebhookConfiguration until it is deleted (README "Install"). For list and watch the limit
-// holds because the rotator's cache asks for that one object by a metadata.name field selector
-// (nameScopedConfig).
+// release that had one keeps its MutatingWebhookConfiguration until it is deleted (README "Security").
 //
 // +kubebuilder:rbac:groups="",namespace=system,resources=secrets,resourceNames=webhook-server-cert,verbs=list;watch;update
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=cronjob-operator-validating-webhook-configuration,verbs=list;watch;update

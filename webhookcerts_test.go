@@ -81,7 +81,7 @@ var _ = Describe("Webhook certificate rotation", Ordered, func() {
 			certDir := GinkgoT().TempDir()
 			ready := startRotator(ctx, env.Config, certDir)
 
-			By("mounting the Secret's certificate into the certificate directory, as the kubelet does")
+			By("mounting the Secret's serving pair (not the CA) into the certificate directory, as the kubelet does with config/default's items")
 			secret := &corev1.Secret{}
 			Eventually(func(g Gomega) {
 				g.Expect(c.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: "cronjob-operator-webhook-server-cert"}, secret)).To(Succeed())
@@ -89,7 +89,7 @@ var _ = Describe("Webhook certificate rotation", Ordered, func() {
 				g.Expect(secret.Data).To(HaveKey("tls.crt"))
 				g.Expect(secret.Data).To(HaveKey("tls.key"))
 			}).Should(Succeed())
-			for _, key := range []string{"ca.crt", "tls.crt", "tls.key"} {
+			for _, key := range []string{"tls.crt", "tls.key"} {
 				Expect(os.WriteFile(filepath.Join(certDir, key), secret.Data[key], 0o600)).To(Succeed())
 			}
 
