@@ -81,8 +81,8 @@ func (contextWarnings) HandleWarningHeaderWithContext(ctx context.Context, code 
 //     where it comes from, when the API server accepts the Job, or refuses it only because its name is
 //     taken (AlreadyExists comes after validation and admission);
 //   - a 422 Invalid error on cj when the API server refuses the Job as invalid, or forbids it by an admission
-//     policy or a quota: the API server's own message, with each cause's field mapped onto
-//     spec.jobTemplate;
+//     policy: the API server's own message, with each cause's field mapped onto spec.jobTemplate;
+//   - no error and a warning when a ResourceQuota of the namespace is full now (it may not be at run time);
 //   - no error and one warning saying so when the dry run cannot be made (timeout, API server error, a
 //     webhook on Jobs that does not support dry runs, no right to create Jobs in the namespace): admission
 //     never blocks on the preflight.
@@ -108,9 +108,12 @@ func (v *CronJobCustomValidator) preflight(ctx context.Context, cj *cronjobv1.Cr
 	switch {
 	case err == nil, apierrors.IsAlreadyExists(err):
 		return warnings, nil
-	case apierrors.IsInvalid(err), apierrors.IsForbidden(err) && !cannotCreateJobs(err) &&
+	case apierrors.IsInvalid(err), apierrors.IsForbidden(err) && !cannotCreateJobs(err) && !exceededQuota(err) &&
 		!apierrors.HasStatusCause(err, corev1.NamespaceTerminatingCause):
 		return warnings, refused(cj, err)
+	case exceededQuota(err):
+		return append(warnings, fmt.Sprintf("spec.jobTemplate: the namespace's ResourceQuota refuses a Job now (%s); the template is admitted because a quota's use changes, but a run due while it is full fails with FailedCreate",
+			err.Error())), nil
 	}
 	reason := err.Error()
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -118,6 +121,12 @@ func (v *CronJobCustomValidator) preflight(ctx context.Context, cj *cronjobv1.Cr
 	}
 	return append(warnings, fmt.Sprintf("spec.jobTemplate was not checked against the API server (a dry-run create of its Job could not be made: %s); a Job the API server refuses will fail at run time with FailedCreate",
 		reason)), nil
+}
+
+// exceededQuota reports whether a Forbidden error is a ResourceQuota that is full at this moment: a state of
+// the namespace that changes, not a property of the template, so it warns instead of refusing.
+func exceededQuota(err error) bool {
+	return apierrors.IsForbidden(err) && strings.Contains(err.Error(), "exceeded quota")
 }
 
 // cannotCreateJobs reports whether a Forbidden error is the authorizer refusing the manager the right to

@@ -56,9 +56,13 @@ func TestPreflight(t *testing.T) {
 				"spec.jobTemplate.metadata.labels":                  "alphanumeric",
 			},
 		},
-		"forbidden by a quota: refused": {
+		"forbidden by a quota full now: admitted, warned": {
 			answer:     apierrors.NewForbidden(jobsResource, "hourly-29540820", errors.New("exceeded quota: jobs, requested: count/jobs.batch=1, used: count/jobs.batch=5, limited: count/jobs.batch=5")),
-			wantDryRun: true, wantCauses: map[string]string{"spec.jobTemplate": "exceeded quota"},
+			wantDryRun: true, wantWarnings: []string{"ResourceQuota refuses a Job now (jobs.batch \"hourly-29540820\" is forbidden: exceeded quota"},
+		},
+		"forbidden by an admission policy: refused": {
+			answer:     apierrors.NewForbidden(jobsResource, "hourly-29540820", errors.New(`ValidatingAdmissionPolicy 'no-privileged' with binding 'no-privileged' denied request: privileged containers are not allowed`)),
+			wantDryRun: true, wantCauses: map[string]string{"spec.jobTemplate": "privileged containers are not allowed"},
 		},
 		"name taken: the template passed validation": {
 			answer: apierrors.NewAlreadyExists(jobsResource, "hourly-29540820"), wantDryRun: true,
