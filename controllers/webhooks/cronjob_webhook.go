@@ -14,6 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -38,9 +39,23 @@ func SetupCronJobWebhookWithManager(mgr ctrl.Manager) error {
 	if err != nil {
 		return err
 	}
+	mgr.GetWebhookServer().Register(RetiredMutatingPath, &webhook.Admission{Handler: RetiredMutatingHandler()})
 	return ctrl.NewWebhookManagedBy(mgr, &cronjobv1.CronJob{}).
 		WithValidator(&CronJobCustomValidator{Client: c}).
 		Complete()
+}
+
+// RetiredMutatingPath is the path of the defaulting webhook that releases before issue 23 shipped.
+const RetiredMutatingPath = "/mutate-batch-cronjob-operator-dev-v1-cronjob"
+
+// RetiredMutatingHandler answers the retired defaulting webhook's path by admitting every request
+// unchanged. A cluster upgraded with kubectl apply keeps the old MutatingWebhookConfiguration (apply does
+// not delete objects), and its failurePolicy Fail would otherwise refuse every CronJob write once the path
+// is gone; with this answer the stale configuration only costs a round trip until it is deleted.
+func RetiredMutatingHandler() admission.Handler {
+	return admission.HandlerFunc(func(context.Context, admission.Request) admission.Response {
+		return admission.Allowed("the defaulting webhook is retired: delete the MutatingWebhookConfiguration that calls it")
+	})
 }
 
 // CronJobCustomValidator is the validating admission webhook of CronJob. It checks what the CRD schema and

@@ -8,6 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
@@ -90,5 +91,14 @@ func TestAdmissionValidate(t *testing.T) {
 				t.Errorf("warnings = %q, want one containing %q", warnings, tc.wantWarning)
 			}
 		})
+	}
+}
+
+// TestRetiredMutatingHandler: a MutatingWebhookConfiguration left behind by an upgrade with kubectl apply
+// still calls the retired path; the answer admits the request and patches nothing.
+func TestRetiredMutatingHandler(t *testing.T) {
+	resp := RetiredMutatingHandler().Handle(context.Background(), admission.Request{})
+	if !resp.Allowed || len(resp.Patches) != 0 || resp.PatchType != nil {
+		t.Fatalf("Handle() = allowed %v, %d patches, patch type %v; want allowed, none", resp.Allowed, len(resp.Patches), resp.PatchType)
 	}
 }
