@@ -19,6 +19,9 @@ const (
 	condNetworkPolicy  = "$.Values.networkPolicy.enabled"
 	condPDB            = "$.Values.podDisruptionBudget.enabled"
 	condLeaderElection = "$.Values.leaderElection.enabled"
+	condManualRuns     = "$.Values.policies.manualRuns.enabled"
+	condManagerJobs    = "$.Values.policies.managerJobs.enabled"
+	condFlowControl    = "$.Values.flowControl.enabled"
 )
 
 // Kinds, templates/ directories and fields chartgen names more than once.
@@ -189,6 +192,15 @@ func (c *chart) classify(o object) (cond, dir string) {
 		return condNetworkPolicy, "network-policy"
 	case "PodDisruptionBudget":
 		return condPDB, dirManager
+	case "ValidatingAdmissionPolicy", "ValidatingAdmissionPolicyBinding":
+		switch name {
+		case "manual-runs":
+			return condManualRuns, "policies"
+		case "manager-jobs":
+			return condManagerJobs, "policies"
+		}
+	case "FlowSchema", "PriorityLevelConfiguration":
+		return condFlowControl, "flowcontrol"
 	}
 	return "", ""
 }
@@ -207,6 +219,12 @@ func (c *chart) setDefault(cond string, on bool) {
 		c.values.NetworkPolicy = on
 	case condPDB:
 		c.values.PodDisruptionBudget = on
+	case condManualRuns:
+		c.values.ManualRunsPolicy = on
+	case condManagerJobs:
+		c.values.ManagerJobsPolicy = on
+	case condFlowControl:
+		c.values.FlowControl = on
 	}
 }
 

@@ -14,6 +14,8 @@ type values struct {
 	LeaderElection, Webhooks, CertManager      bool
 	Metrics, ServiceMonitor, PrometheusRule    bool
 	NetworkPolicy, PodDisruptionBudget         bool
+	ManualRunsPolicy, ManagerJobsPolicy        bool
+	FlowControl                                bool
 	EnableHTTP2                                bool
 	WatchNamespaces                            []string
 }
@@ -96,6 +98,22 @@ networkPolicy:
 podDisruptionBudget:
   # A PodDisruptionBudget for the manager (use with replicas >= 2).
   enabled: {{ .PodDisruptionBudget }}
+
+policies:
+  manualRuns:
+    # A ValidatingAdmissionPolicy (from config/policies/manual-runs) under which creating a CronJobRun also
+    # needs the verb trigger on the CronJob it names, and trigger-ignore for spec.concurrencyPolicy Ignore
+    # (ClusterRoles cronjob-operator-cronjob-trigger-role and -trigger-ignore-role; README "RBAC").
+    enabled: {{ .ManualRunsPolicy }}
+  managerJobs:
+    # A ValidatingAdmissionPolicy (from config/policies/manager-jobs) that refuses a Job create by the
+    # manager's ServiceAccount unless a CronJob of batch.cronjob-operator.dev controls the Job.
+    enabled: {{ .ManagerJobsPolicy }}
+
+flowControl:
+  # The manager's own API Priority and Fairness level, with a FlowSchema for its ServiceAccount (from
+  # config/flowcontrol; README "API priority and fairness").
+  enabled: {{ .FlowControl }}
 
 # --enable-http2 for the metrics and webhook servers (off: HTTP/1.1 only, against HTTP/2 stream attacks).
 enableHTTP2: {{ .EnableHTTP2 }}
@@ -188,6 +206,13 @@ prometheusRule:
 networkPolicy:
   enabled: true
 podDisruptionBudget:
+  enabled: true
+policies:
+  manualRuns:
+    enabled: true
+  managerJobs:
+    enabled: true
+flowControl:
   enabled: true
 enableHTTP2: true
 watchNamespaces: [team-a, team-b]
