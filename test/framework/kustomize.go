@@ -25,12 +25,17 @@ import (
 // `make kustomize` installed, and returns its objects in the order rendered. It returns an error if no
 // kustomize is found, the build fails or its output is not YAML objects.
 func Kustomize(ctx context.Context, dir string) ([]*unstructured.Unstructured, error) {
+	return kustomizeBuild(ctx, filepath.Join(repoRoot(), dir), dir)
+}
+
+// kustomizeBuild is Kustomize of the kustomization in the absolute path abs, named dir in errors.
+func kustomizeBuild(ctx context.Context, abs, dir string) ([]*unstructured.Unstructured, error) {
 	bin, err := kustomizeBinary()
 	if err != nil {
 		return nil, err
 	}
 	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "build", filepath.Join(repoRoot(), dir))
+	cmd := exec.CommandContext(ctx, bin, "build", abs)
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("kustomize build %s: %w: %s", dir, err, stderr.String())
