@@ -4,8 +4,9 @@
 #   default         config/default as shipped; its NetworkPolicies are off by default, so the
 #                   pod-networkpolicy check is skipped here and only here;
 #   network-policy  config/default with its `- ../network-policy` line enabled;
-#   certmanager     config/default with its NetworkPolicies and the ../certmanager component (which also
-#                   checks that the component still builds).
+#   certmanager     config/default with its NetworkPolicies, the ../certmanager component, the admission
+#                   policies (../policies/manual-runs, ../policies/manager-jobs) and ../flowcontrol: every
+#                   optional part (which also checks that each still builds).
 # Both skip container-image-pull-policy (config/manager/manager.yaml says why). The README's "Security"
 # section explains every skipped check and warning. It fails on any critical finding; the reports go to OUT
 # (default bin/kube-score-report/).
@@ -51,6 +52,13 @@ grep -q '^- ../certmanager$' "${tmp}/config/default/kustomization.yaml" || {
   echo "kube-score.sh: config/default/kustomization.yaml has no '# - ../certmanager' component to enable" >&2
   exit 1
 }
+for part in policies/manual-runs policies/manager-jobs flowcontrol; do
+  sed -i "s|^#- ../${part}\$|- ../${part}|" "${tmp}/config/default/kustomization.yaml"
+  grep -q "^- ../${part}\$" "${tmp}/config/default/kustomization.yaml" || {
+    echo "kube-score.sh: config/default/kustomization.yaml has no '#- ../${part}' line to enable" >&2
+    exit 1
+  }
+done
 "${KUSTOMIZE}" build "${tmp}/config/default" > "${tmp}/certmanager.yaml"
 
 rc=0

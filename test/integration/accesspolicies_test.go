@@ -153,6 +153,47 @@ var _ = Describe("Optional access policies", Ordered, func() {
 		})
 	})
 
+	When("config/default's user roles are bound", func() {
+		It("should grant trigger and trigger-ignore as README \"RBAC\" says, and only on CronJobs", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			roles := map[string]string{ // user: ClusterRole
+				"viewer": "cronjob-operator-cronjob-viewer-role", "editor": cronJobEditorRole,
+				"admin": "cronjob-operator-cronjob-admin-role", "run-editor": runEditorRole,
+				"trigger": triggerRole, "trigger-ignore": triggerIgnoreRole,
+			}
+			for user, role := range roles {
+				bind(ctx, ns, "ClusterRole", role, user)
+			}
+			cronJobs := func(verb string) request {
+				return request{verb: verb, group: cronjobv1.GroupVersion.Group, resource: "cronjobs", namespace: ns, name: "a"}
+			}
+			// The first request proves the binding is seen (expectAnswers): each user's role allows it.
+			proof := map[string]request{
+				"viewer": cronJobs("get"), "editor": cronJobs("get"), "admin": cronJobs("get"),
+				"run-editor": {verb: "create", group: cronjobv1.GroupVersion.Group, resource: "cronjobruns", namespace: ns},
+				"trigger":    cronJobs("trigger"), "trigger-ignore": cronJobs("trigger"),
+			}
+			trigger, ignore := cronJobs("trigger"), cronJobs("trigger-ignore")
+			elsewhere := request{verb: "trigger", group: cronjobv1.GroupVersion.Group, resource: "cronjobs", namespace: anyNamespace, name: "a"}
+			builtin := request{verb: "trigger", group: "batch", resource: "cronjobs", namespace: ns, name: "a"}
+			//                            trigger trigger-ignore
+			want := map[string][2]bool{
+				"viewer":         {false, false},
+				"editor":         {true, true},
+				"admin":          {true, true},
+				"run-editor":     {false, false},
+				"trigger":        {true, false},
+				"trigger-ignore": {true, true},
+			}
+			for user, answers := range want {
+				reqs := []request{proof[user], trigger, ignore, elsewhere, builtin}
+				wantByRequest := map[string]bool{proof[user].String(): true, trigger.String(): answers[0], ignore.String(): answers[1],
+					elsewhere.String(): false, builtin.String(): false}
+				expectAnswers(ctx, user, []string{authenticatedGroup}, reqs, wantByRequest)
+			}
+		})
+	})
+
 	When("the manager-jobs policy is on", func() {
 		It("should refuse the manager's ServiceAccount a Job no CronJob of ours controls, and admit one it does", func(ctx SpecContext) {
 			ns := newNamespace(ctx)
