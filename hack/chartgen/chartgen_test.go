@@ -208,3 +208,65 @@ func TestNewChartEscapesTemplateDelimitersOfConfig(t *testing.T) {
 		t.Errorf("the ConfigMap's {{ is not escaped:\n%s", cm)
 	}
 }
+
+// TestNewChartGatesTheAccessPolicies: the optional admission policies and the flow control of the full build
+// go behind their own values (off by default), and the manager's namespace in a policy's CEL becomes the
+// release's.
+func TestNewChartGatesTheAccessPolicies(t *testing.T) {
+	full := baseBuild + `---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: op-manual-runs
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicyBinding
+metadata:
+  name: op-manual-runs
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata:
+  name: op-manager-jobs
+spec:
+  matchConditions:
+  - name: created-by-the-manager
+    expression: "request.userInfo.username == 'system:serviceaccount:' + 'op-system' + ':' + 'op-controller-manager'"
+---
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: FlowSchema
+metadata:
+  name: op-manager
+---
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata:
+  name: op-manager
+`
+	c, err := newChart(mustDecode(t, baseBuild), mustDecode(t, full))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gates := map[string]string{
+		"policies/validatingadmissionpolicy-manual-runs.yaml":        condManualRuns,
+		"policies/validatingadmissionpolicybinding-manual-runs.yaml": condManualRuns,
+		"policies/validatingadmissionpolicy-manager-jobs.yaml":       condManagerJobs,
+		"flowcontrol/flowschema-manager.yaml":                        condFlowControl,
+		"flowcontrol/prioritylevelconfiguration-manager.yaml":        condFlowControl,
+	}
+	for file, cond := range gates {
+		if text, ok := c.files[file]; !ok || !strings.HasPrefix(text, "{{- if "+cond+" }}\n") {
+			t.Errorf("%s is not behind %s:\n%s", file, cond, text)
+		}
+	}
+	if c.values.ManualRunsPolicy || c.values.ManagerJobsPolicy || c.values.FlowControl {
+		t.Errorf("an access policy is on by default: %+v", c.values)
+	}
+	if jobs := c.files["policies/validatingadmissionpolicy-manager-jobs.yaml"]; !strings.Contains(jobs, "'system:serviceaccount:' + '{{ $.Release.Namespace }}' + ':' + 'op-controller-manager'") {
+		t.Errorf("the manager's namespace is not the release's:\n%s", jobs)
+	}
+	other := baseBuild + "---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: op-something-else\n"
+	if _, err := newChart(mustDecode(t, baseBuild), mustDecode(t, other)); err == nil {
+		t.Error("newChart accepted a policy no value is about")
+	}
+}

@@ -2,7 +2,9 @@ package integration
 
 import (
 	"context"
+	"io"
 	"net/http"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -251,12 +253,25 @@ var _ = Describe("Optional access policies", Ordered, func() {
 
 			By("asking as the manager and reading which FlowSchema and priority level served the request")
 			Eventually(func(g Gomega) {
-				header := requestHeaders(ctx, g, managerUser, serviceAccountGroups, "/apis/batch/v1/jobs?limit=1")
+				resp := get(ctx, g, managerUser, serviceAccountGroups, "/apis/batch/v1/jobs?limit=1")
+				g.Expect(resp.StatusCode).To(Equal(http.StatusOK))
+				header := resp.Header
 				g.Expect(header.Get(flowcontrolv1.ResponseHeaderMatchedFlowSchemaUID)).To(Equal(string(fs.UID)))
 				g.Expect(header.Get(flowcontrolv1.ResponseHeaderMatchedPriorityLevelConfigurationUID)).To(Equal(string(plc.UID)))
 			}).WithContext(ctx).Should(Succeed())
-			header := requestHeaders(ctx, Default, "someone", []string{authenticatedGroup}, "/apis/batch/v1/jobs?limit=1")
+			header := get(ctx, Default, "someone", []string{authenticatedGroup}, "/apis/batch/v1/jobs?limit=1").Header
 			Expect(header.Get(flowcontrolv1.ResponseHeaderMatchedFlowSchemaUID)).NotTo(Equal(string(fs.UID)), "another user's requests go elsewhere")
+
+			By("reading the level's seats from the API server's metrics")
+			metrics := getRaw(ctx, "/metrics")
+			for _, m := range []string{"nominal_limit_seats", "lower_limit_seats", "upper_limit_seats"} {
+				GinkgoWriter.Printf("%s\n", seatsLine(metrics, m))
+			}
+			// README "API priority and fairness": 10 of 255 shares of envtest's 600 seats (400 + 200 in flight),
+			// lending half and borrowing as many again.
+			Expect(seatsLine(metrics, "nominal_limit_seats")).To(HaveSuffix(" 24"))
+			Expect(seatsLine(metrics, "lower_limit_seats")).To(HaveSuffix(" 12"))
+			Expect(seatsLine(metrics, "upper_limit_seats")).To(HaveSuffix(" 48"))
 		})
 	})
 })
@@ -287,17 +302,48 @@ func impersonating(user string, groups []string) *rest.Config {
 	return c
 }
 
-// requestHeaders makes a GET of path as user and returns the response's headers.
-func requestHeaders(ctx context.Context, g Gomega, user string, groups []string, path string) http.Header {
+// get makes a GET of path (from the API server's root, query included) as user and returns the response,
+// its body read and closed.
+func get(ctx context.Context, g Gomega, user string, groups []string, path string) *http.Response {
 	conf := impersonating(user, groups)
 	hc, err := rest.HTTPClientFor(conf)
 	g.Expect(err).NotTo(HaveOccurred())
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, conf.Host+path, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(conf.Host, "/")+path, nil)
 	g.Expect(err).NotTo(HaveOccurred())
 	resp, err := hc.Do(req)
 	g.Expect(err).NotTo(HaveOccurred())
+	_, err = io.Copy(io.Discard, resp.Body)
+	g.Expect(err).NotTo(HaveOccurred())
 	g.Expect(resp.Body.Close()).To(Succeed())
-	return resp.Header
+	return resp
+}
+
+// getRaw returns the body of a GET of path by the suite's administrator.
+func getRaw(ctx context.Context, path string) string {
+	GinkgoHelper()
+	hc, err := rest.HTTPClientFor(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Host, "/")+path, nil)
+	Expect(err).NotTo(HaveOccurred())
+	resp, err := hc.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	defer func() { _ = resp.Body.Close() }()
+	Expect(resp.StatusCode).To(Equal(http.StatusOK), "GET %s", path)
+	body, err := io.ReadAll(resp.Body)
+	Expect(err).NotTo(HaveOccurred())
+	return string(body)
+}
+
+// seatsLine returns the line of the API server's metric apiserver_flowcontrol_<metric> for the manager's
+// priority level, or "" if there is none.
+func seatsLine(metrics, metric string) string {
+	for line := range strings.Lines(metrics) {
+		if strings.HasPrefix(line, "apiserver_flowcontrol_"+metric+"{") &&
+			strings.Contains(line, `priority_level="`+managerFlowControl+`"`) {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
 }
 
 // bind grants the user the role (kind Role or ClusterRole) in ns with a RoleBinding.
