@@ -71,7 +71,34 @@ var _ = Describe("Admission", func() {
 					return builders.MakeCronJob("history", ns).HistoryLimits(-1, 1).Obj()
 				},
 				"spec.successfulJobsHistoryLimit in body should be greater than or equal to 0"),
+			Entry("a cronjobrun annotation of ours in the Job template, which would point every Job at a run",
+				func(ns string) *cronjobv1.CronJob {
+					return builders.MakeCronJob("reserved", ns).JobAnnotation(cronjobv1.CronJobRunAnnotation, "other-run").Obj()
+				},
+				"spec.jobTemplate.metadata.annotations: Invalid value: \"object\": keys with the prefix batch.cronjob-operator.dev/ are reserved for the operator"),
+			Entry("a trigger label of ours in the Job template",
+				func(ns string) *cronjobv1.CronJob {
+					return builders.MakeCronJob("reserved", ns).JobLabel(cronjobv1.TriggerLabel, cronjobv1.TriggerManual).Obj()
+				},
+				"spec.jobTemplate.metadata.labels: Invalid value: \"object\": keys with the prefix batch.cronjob-operator.dev/ are reserved for the operator"),
+			Entry("a schedule padded past 256 bytes",
+				func(ns string) *cronjobv1.CronJob {
+					return builders.MakeCronJob("long", ns).Schedule("0 * * * *" + strings.Repeat(" ", 1<<20)).Obj()
+				},
+				"spec.schedule: Too long: may not be more than 256 bytes"),
+			Entry("a failedJobsHistoryLimit over 100",
+				func(ns string) *cronjobv1.CronJob {
+					return builders.MakeCronJob("history", ns).HistoryLimits(3, 101).Obj()
+				},
+				"spec.failedJobsHistoryLimit in body should be less than or equal to 100"),
 		)
+
+		It("should accept a schedule of 256 bytes, a history of 100 and template keys of other prefixes", func(ctx SpecContext) {
+			cj := builders.MakeCronJob("bounds", ns).Schedule("0 * * * *"+strings.Repeat(" ", 256-len("0 * * * *"))).
+				HistoryLimits(100, 100).JobLabel("lifecycle.cronjob-operator.dev/run-for", "5s").
+				JobAnnotation("cronjob-operator.dev/team", "reports").Obj()
+			Expect(k8sClient.Create(ctx, cj)).To(Succeed())
+		})
 
 		It("should accept a name of exactly 52 characters", func(ctx SpecContext) {
 			cj := builders.MakeCronJob(strings.Repeat("a", cronjobv1.MaxNameLength), ns).Obj()

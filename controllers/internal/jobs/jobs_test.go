@@ -121,6 +121,38 @@ func TestNew(t *testing.T) {
 				OwnerReferences: ownerRef("bare", "bare-uid"),
 			},
 		},
+		"a template that sets our reserved keys (admitted before the CEL rule): dropped, the controller's own set": {
+			cronJob: Hourly().
+				JobLabel(cronjobv1.TriggerLabel, cronjobv1.TriggerManual).
+				JobLabel("batch.cronjob-operator.dev/other", "forged").
+				JobLabel("lifecycle.cronjob-operator.dev/run-for", "5s").
+				JobAnnotation(cronjobv1.CronJobRunAnnotation, "someone-elses-run").
+				JobAnnotation(cronjobv1.ScheduledAtAnnotation, "1999-01-01T00:00:00Z").
+				JobAnnotation("team", "batch"),
+			scheduled: TopOfTheHour, loc: time.UTC,
+			want: metav1.ObjectMeta{
+				Name: "hourly-29540760", Namespace: Namespace,
+				Labels: map[string]string{
+					"app": "hourly", "lifecycle.cronjob-operator.dev/run-for": "5s",
+					cronjobv1.TriggerLabel: cronjobv1.TriggerSchedule,
+				},
+				Annotations: map[string]string{
+					"team": "batch", cronjobv1.ScheduledAtAnnotation: "2026-03-02T10:00:00Z",
+				},
+				OwnerReferences: ownerRef("hourly", "cj-uid"),
+			},
+		},
+		"a template whose only keys are reserved: the controller's own only": {
+			cronJob: builders.MakeCronJob("bare", Namespace).UID("bare-uid").
+				JobAnnotation(cronjobv1.CronJobRunAnnotation, "someone-elses-run"),
+			scheduled: TopOfTheHour, loc: time.UTC,
+			want: metav1.ObjectMeta{
+				Name: "bare-29540760", Namespace: Namespace,
+				Labels:          map[string]string{cronjobv1.TriggerLabel: cronjobv1.TriggerSchedule},
+				Annotations:     map[string]string{cronjobv1.ScheduledAtAnnotation: "2026-03-02T10:00:00Z"},
+				OwnerReferences: ownerRef("bare", "bare-uid"),
+			},
+		},
 		"a CronJob in Berlin: the scheduled time annotated in Berlin's offset": {
 			cronJob:   Hourly().TimeZone("Europe/Berlin"),
 			scheduled: TopOfTheHour, loc: berlin,
