@@ -60,10 +60,30 @@ const (
 	MaxQueuedRunsLimit int32 = 100
 	// MaxJitterSeconds is the largest spec.jitterSeconds (one hour).
 	MaxJitterSeconds int32 = 3600
+	// MaxActiveJobsLimit is the largest spec.maxActiveJobs: no more than status.active lists (MaxActiveListed).
+	MaxActiveJobsLimit int32 = 100
+)
+
+// Bounds of fields batch/v1 leaves unbounded.
+const (
+	// MaxScheduleLength is the longest spec.schedule, in bytes. The schedule becomes a label of the state
+	// metrics and is copied into status.observedSchedule. An explicit list of all 60 minutes (169 bytes)
+	// with the other four fields fits.
+	MaxScheduleLength = 256
+	// MaxHistoryLimit is the largest successfulJobsHistoryLimit and failedJobsHistoryLimit.
+	MaxHistoryLimit int32 = 100
+	// MaxActiveListed is the most Jobs status.active lists. When more are active, it lists the ones it
+	// listed first; the concurrency decisions count every active Job all the same (see CronJobStatus.Active).
+	MaxActiveListed = 100
 )
 
 // Labels and annotations of the Jobs of manual runs (CronJobRun).
 const (
+	// ReservedPrefix is the prefix of the labels and annotations the operator sets on its Jobs. A Job
+	// template may not set keys with it (a CEL rule of the CRD), and the controllers never copy such keys
+	// from a template onto a Job. Other prefixes of the domain (lifecycle.cronjob-operator.dev/, ...) are
+	// not reserved.
+	ReservedPrefix = "batch.cronjob-operator.dev/"
 	// TriggerLabel is set on every Job the operator creates: "schedule" for a scheduled run (and a catch-up
 	// or queued one), "manual" for a CronJobRun's.
 	TriggerLabel = "batch.cronjob-operator.dev/trigger"
@@ -89,8 +109,11 @@ type CronJobSpec struct {
 	// schedule is the schedule in standard cron format (five fields: minute hour day-of-month month
 	// day-of-week) or a descriptor such as @hourly, @daily or @every 90m; see
 	// https://en.wikipedia.org/wiki/Cron. It is evaluated in spec.timeZone. A TZ= or CRON_TZ= prefix is
-	// rejected: set spec.timeZone instead.
+	// rejected: set spec.timeZone instead. At most 256 bytes (an explicit list of all 60 minutes, 169
+	// bytes, fits with the other four fields); batch/v1 has no bound, this one differs because the schedule
+	// becomes a label of the state metrics and a status field (status.observedSchedule).
 	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="self.trim().size() > 0",message="schedule must not be blank: give a cron expression such as '*/5 * * * *' or a descriptor such as '@hourly'"
 	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="schedule must not contain TZ= or CRON_TZ=: remove the prefix and set spec.timeZone to the IANA name instead"
 	// +required
@@ -128,8 +151,10 @@ type CronJobSpec struct {
 	// maxActiveJobs is how many Jobs of this CronJob may be active at once under concurrencyPolicy Allow
 	// or Enqueue. Unset means unlimited under Allow and 1 under Enqueue. Under Allow, a run due at the
 	// limit is skipped like under Forbid (JobAlreadyActive; retried within startingDeadlineSeconds). Not
-	// allowed with Forbid or Replace, which run one Job at a time. batch/v1 has no such field.
+	// allowed with Forbid or Replace, which run one Job at a time. 1 to 100, the most Jobs status.active
+	// lists. batch/v1 has no such field.
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
 	// +optional
 	MaxActiveJobs *int32 `json:"maxActiveJobs,omitempty"`
 
@@ -174,20 +199,29 @@ type CronJobSpec struct {
 	// +optional
 	Suspend *bool `json:"suspend,omitempty"`
 
-	// jobTemplate is the Job created for each run. Its labels and annotations are copied onto the Job.
+	// jobTemplate is the Job created for each run. Its labels and annotations are copied onto the Job,
+	// except keys with the prefix batch.cronjob-operator.dev/, which are reserved for the operator's own
+	// (the trigger label, the scheduled-at and cronjobrun annotations): a template that sets one is
+	// refused, and one admitted before that rule is not copied. The pod template's metadata is copied as it
+	// is (nothing reads our keys on Pods). batch/v1 reserves nothing in the template.
+	// +kubebuilder:validation:XValidation:rule="!has(self.metadata) || !has(self.metadata.labels) || self.metadata.labels.all(k, !k.startsWith('batch.cronjob-operator.dev/'))",fieldPath=".metadata.labels",message="keys with the prefix batch.cronjob-operator.dev/ are reserved for the operator's own labels on its Jobs (the trigger label): remove them from the template; labels of any other prefix are copied onto every Job"
+	// +kubebuilder:validation:XValidation:rule="!has(self.metadata) || !has(self.metadata.annotations) || self.metadata.annotations.all(k, !k.startsWith('batch.cronjob-operator.dev/'))",fieldPath=".metadata.annotations",message="keys with the prefix batch.cronjob-operator.dev/ are reserved for the operator's own annotations on its Jobs (scheduled-at, cronjobrun): remove them from the template; annotations of any other prefix are copied onto every Job"
 	// +required
 	JobTemplate batchv1.JobTemplateSpec `json:"jobTemplate"`
 
 	// successfulJobsHistoryLimit is how many successful finished Jobs are kept; older ones are deleted with
-	// their Pods. Defaults to 3. 0 keeps none.
+	// their Pods. Defaults to 3. 0 keeps none, at most 100: batch/v1 has no maximum, this differs because
+	// every kept Job stays in etcd with its Pods and in the operator's cache, and is read at every reconcile.
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
 	// +kubebuilder:default=3
 	// +optional
 	SuccessfulJobsHistoryLimit *int32 `json:"successfulJobsHistoryLimit,omitempty"`
 
 	// failedJobsHistoryLimit is how many failed finished Jobs are kept; older ones are deleted with their
-	// Pods. Defaults to 1. 0 keeps none.
+	// Pods. Defaults to 1. 0 keeps none, at most 100 (as successfulJobsHistoryLimit; batch/v1 has no maximum).
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
 	// +kubebuilder:default=1
 	// +optional
 	FailedJobsHistoryLimit *int32 `json:"failedJobsHistoryLimit,omitempty"`
@@ -195,7 +229,12 @@ type CronJobSpec struct {
 
 // CronJobStatus is the observed state of a CronJob.
 type CronJobStatus struct {
-	// active lists the Jobs of this CronJob that have not finished.
+	// active lists the Jobs of this CronJob that have not finished, at most 100 (batch/v1 has no bound: a
+	// status object must fit etcd's request limit). When more are active (concurrencyPolicy Allow without
+	// maxActiveJobs), it keeps the ones it listed first, in the order it saw them start, and lists another
+	// as soon as one of those finishes. The concurrency decisions and the active-Jobs metric count every
+	// active Job (the Jobs in the operator's cache), not this list.
+	// +kubebuilder:validation:MaxItems=100
 	// +listType=atomic
 	// +optional
 	Active []corev1.ObjectReference `json:"active,omitempty"`
@@ -222,7 +261,8 @@ type CronJobStatus struct {
 	// queued lists the runs waiting under concurrencyPolicy Enqueue, oldest first. Each starts as soon
 	// as fewer than spec.maxActiveJobs Jobs are active, or is dropped (QueuedRunExpired event) once it is
 	// past startingDeadlineSeconds. The queue is status, not memory: it survives restarts and leader
-	// changes. batch/v1 has no such field.
+	// changes. At most 100 (spec.maxQueuedRuns). batch/v1 has no such field.
+	// +kubebuilder:validation:MaxItems=100
 	// +listType=atomic
 	// +optional
 	Queued []QueuedRun `json:"queued,omitempty"`
@@ -246,10 +286,12 @@ type CronJobStatus struct {
 // ObservedSchedule is a schedule as the controller observed it, and since when.
 type ObservedSchedule struct {
 	// schedule is spec.schedule as observed.
+	// +kubebuilder:validation:MaxLength=256
 	// +required
 	Schedule string `json:"schedule"`
 
 	// timeZone is spec.timeZone as observed; empty means UTC.
+	// +kubebuilder:validation:MaxLength=255
 	// +optional
 	TimeZone string `json:"timeZone,omitempty"`
 

@@ -75,12 +75,12 @@ var _ = Describe("Admission", func() {
 				func(ns string) *cronjobv1.CronJob {
 					return builders.MakeCronJob("reserved", ns).JobAnnotation(cronjobv1.CronJobRunAnnotation, "other-run").Obj()
 				},
-				"spec.jobTemplate.metadata.annotations: Invalid value: \"object\": keys with the prefix batch.cronjob-operator.dev/ are reserved for the operator"),
+				"spec.jobTemplate.metadata.annotations: Invalid value: keys with the prefix batch.cronjob-operator.dev/ are reserved for the operator"),
 			Entry("a trigger label of ours in the Job template",
 				func(ns string) *cronjobv1.CronJob {
 					return builders.MakeCronJob("reserved", ns).JobLabel(cronjobv1.TriggerLabel, cronjobv1.TriggerManual).Obj()
 				},
-				"spec.jobTemplate.metadata.labels: Invalid value: \"object\": keys with the prefix batch.cronjob-operator.dev/ are reserved for the operator"),
+				"spec.jobTemplate.metadata.labels: Invalid value: keys with the prefix batch.cronjob-operator.dev/ are reserved for the operator"),
 			Entry("a schedule padded past 256 bytes",
 				func(ns string) *cronjobv1.CronJob {
 					return builders.MakeCronJob("long", ns).Schedule("0 * * * *" + strings.Repeat(" ", 1<<20)).Obj()

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -37,15 +38,19 @@ func RunName(cronJobName string, runUID types.UID) string {
 // New builds the Job for the run scheduled at `scheduled`: the template's labels, annotations and spec,
 // the scheduled-at annotation (RFC 3339 in loc, the CronJob's time zone), the trigger label "schedule"
 // (cronjobv1.TriggerLabel; a CronJobRun's Job says "manual") and a controller owner reference
-// to the CronJob, so the garbage collector deletes the Job with its CronJob.
+// to the CronJob, so the garbage collector deletes the Job with its CronJob. Template labels and
+// annotations with the prefix cronjobv1.ReservedPrefix are dropped, not copied: the schema refuses them,
+// and a CronJob admitted before that rule still cannot forge the keys the operator reads (a cronjobrun
+// annotation would tie every scheduled Job to a run of the author's choosing). The pod template is copied
+// as it is: nothing reads our keys on Pods.
 func New(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location) *batchv1.Job {
 	tmpl := cj.Spec.JobTemplate
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
 			Name:        Name(cj.Name, scheduled),
 			Namespace:   cj.Namespace,
-			Labels:      maps.Clone(tmpl.Labels),
-			Annotations: maps.Clone(tmpl.Annotations),
+			Labels:      withoutReserved(tmpl.Labels),
+			Annotations: withoutReserved(tmpl.Annotations),
 			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cj,
 				cronjobv1.GroupVersion.WithKind("CronJob"))},
 		},
@@ -60,6 +65,13 @@ func New(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location) *batchv
 	}
 	job.Labels[cronjobv1.TriggerLabel] = cronjobv1.TriggerSchedule
 	return job
+}
+
+// withoutReserved returns a copy of m without the keys of cronjobv1.ReservedPrefix (nil for a nil m).
+func withoutReserved(m map[string]string) map[string]string {
+	out := maps.Clone(m)
+	maps.DeleteFunc(out, func(k, _ string) bool { return strings.HasPrefix(k, cronjobv1.ReservedPrefix) })
+	return out
 }
 
 // Finished reports whether a Job has finished, and how: batchv1.JobComplete or batchv1.JobFailed.
