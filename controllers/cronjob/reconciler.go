@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -133,7 +135,9 @@ func (r *Reconciler) reconcile(ctx context.Context, req ctrl.Request) Outcome {
 }
 
 // ownedJobs lists the Jobs controlled by cj, from the cache (the index by controlling CronJob, then the
-// owner's UID: a CronJob created again under the same name does not see its predecessor's Jobs).
+// owner's UID: a CronJob created again under the same name does not see its predecessor's Jobs), oldest
+// first (creation time, then name), so that status.active lists the Jobs it has no place for yet in the
+// order they were created, whatever the cache's order (jobs.BoundActive).
 func (r *Reconciler) ownedJobs(ctx context.Context, cj *cronjobv1.CronJob) ([]*batchv1.Job, error) {
 	var jobList batchv1.JobList
 	if err := r.Client.List(ctx, &jobList, client.InNamespace(cj.Namespace),
@@ -146,6 +150,12 @@ func (r *Reconciler) ownedJobs(ctx context.Context, cj *cronjobv1.CronJob) ([]*b
 			owned = append(owned, &jobList.Items[i])
 		}
 	}
+	slices.SortStableFunc(owned, func(a, b *batchv1.Job) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
 	return owned, nil
 }
 
@@ -165,6 +175,7 @@ type ending struct {
 // write, or before it. It returns the Outcome with Status set.
 func (r *Reconciler) finish(ctx context.Context, s *syncer, w ending) Outcome {
 	out, key := s.out, w.req.NamespacedName
+	jobs.BoundActive(&s.cj.Status) // the sync counted every active Job; the status lists at most 100
 	changed := !equality.Semantic.DeepEqual(w.original.Status, s.cj.Status)
 	deferring := changed && !w.recording && w.syncErr == nil && s.created != nil && r.busy()
 	if !deferring && r.expected.settle(key, false) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -129,6 +130,18 @@ func InActive(status *cronjobv1.CronJobStatus, uid types.UID) bool {
 func AddActive(status *cronjobv1.CronJobStatus, job *batchv1.Job) {
 	if !InActive(status, job.UID) {
 		status.Active = append(status.Active, jobRef(job))
+	}
+}
+
+// BoundActive keeps the first cronjobv1.MaxActiveListed entries of status.active, the schema's maxItems,
+// and drops the rest. The controller calls it once, before it compares and writes the status: during a
+// sync status.active holds every active Job (trackJobs adds each running Job of the cache it lacks), so
+// the concurrency decisions count them all. As AddActive appends, the entries kept are the ones listed
+// longest; a Job beyond them is listed as soon as one of them leaves, and until then does not rewrite the
+// status.
+func BoundActive(status *cronjobv1.CronJobStatus) {
+	if len(status.Active) > cronjobv1.MaxActiveListed {
+		status.Active = slices.Clip(status.Active[:cronjobv1.MaxActiveListed])
 	}
 }
 
