@@ -111,7 +111,8 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 		return nil, err
 	}
 	// The per-CronJob state metrics, from the cache, on their own path, while this replica leads.
-	state := metrics.NewState(metrics.CachedCronJobs(mgr.GetCache()), mgr.GetLogger().WithName("state-metrics"))
+	state := metrics.NewState(metrics.CachedCronJobs(mgr.GetCache()), mgr.GetLogger().WithName("state-metrics")).
+		CountActiveWith(metrics.CachedActiveJobs(mgr.GetCache()))
 	if err := mgr.Add(state); err != nil {
 		return nil, fmt.Errorf("adding the state metrics: %w", err)
 	}

@@ -67,7 +67,7 @@ var stateFamilies = []stateFamily{
 	family(MetricLastScheduleTime, "status.lastScheduleTime: the scheduled time of the last run started, in unix seconds."),
 	family(MetricLastSuccessfulTime, "status.lastSuccessfulTime: when the last successful Job completed, in unix seconds."),
 	family(MetricLastFailureTime, "status.lastFailureTime: when the last Job failed, in unix seconds."),
-	family(MetricActive, "Number of active Jobs (status.active)."),
+	family(MetricActive, "Number of active Jobs: the length of status.active, or, when that list is full (100), every active Job of the CronJob."),
 	family(MetricQueued, "Number of runs waiting under concurrencyPolicy Enqueue (status.queued)."),
 	family(MetricSuspend, "1 when spec.suspend is true, else 0."),
 	family(MetricCondition, "The CronJob's conditions: 1 on the series of the current status (true, false or unknown), 0 on the others.", "condition", "status", "reason"),
@@ -88,9 +88,10 @@ type CronJobSource func(ctx context.Context) ([]*cronjobv1.CronJob, error)
 // that leads (Start runs) serves series, so that a query over all replicas sees each CronJob once; the
 // others answer with an empty body. A failed cache read answers 500 and is logged.
 type State struct {
-	source  CronJobSource
-	log     logr.Logger
-	leading atomic.Bool
+	source      CronJobSource
+	countActive ActiveCounter // nil: MetricActive is the length of status.active (CountActiveWith)
+	log         logr.Logger
+	leading     atomic.Bool
 }
 
 // NewState returns the state endpoint over source, logging scrape errors to log; it serves series only
@@ -150,6 +151,7 @@ func (s *State) Start(ctx context.Context) error {
 // ServeHTTP implements http.Handler.
 func (s *State) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var cronJobs []*cronjobv1.CronJob
+	var active map[*cronjobv1.CronJob]int
 	if s.leading.Load() {
 		ctx, cancel := context.WithTimeout(r.Context(), stateListTimeout)
 		defer cancel()
@@ -159,6 +161,7 @@ func (s *State) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "reading the cached CronJobs: "+err.Error(), http.StatusInternalServerError)
 			return
 		}
+		active = s.activeBeyondList(ctx, cronJobs)
 	}
 	w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
 	var out io.Writer = w
@@ -170,7 +173,7 @@ func (s *State) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	bw := bufio.NewWriterSize(out, 64<<10)
 	// A write error is the client gone: nothing to answer.
-	if writeState(bw, cronJobs) == nil {
+	if writeState(bw, cronJobs, active) == nil {
 		_ = bw.Flush()
 	}
 }
@@ -195,6 +198,7 @@ func acceptsGzip(header string) bool {
 // stateRow is what a scrape derives from one CronJob before it writes the families.
 type stateRow struct {
 	cj          *cronjobv1.CronJob
+	active      int // active Jobs: len(status.active), or the count of a full one (CountActiveWith)
 	next        time.Time
 	hasNext     bool
 	ready       metav1.ConditionStatus
@@ -202,12 +206,16 @@ type stateRow struct {
 }
 
 // writeState writes the state families of cronJobs in the text format, the CronJobs of each family sorted
-// by namespace and name. It allocates per scrape, not per series.
-func writeState(w *bufio.Writer, cronJobs []*cronjobv1.CronJob) error {
+// by namespace and name; active holds the active Jobs counted of the CronJobs whose status.active is full.
+// It allocates per scrape, not per series.
+func writeState(w *bufio.Writer, cronJobs []*cronjobv1.CronJob, active map[*cronjobv1.CronJob]int) error {
 	rows := make([]stateRow, len(cronJobs))
 	schedules := scheduleMemo{}
 	for i, cj := range cronJobs {
-		row := stateRow{cj: cj, ready: metav1.ConditionUnknown}
+		row := stateRow{cj: cj, active: len(cj.Status.Active), ready: metav1.ConditionUnknown}
+		if n, ok := active[cj]; ok {
+			row.active = n
+		}
 		row.next, row.hasNext = schedules.nextRunTime(cj)
 		if cond := meta.FindStatusCondition(cj.Status.Conditions, cronjobv1.ConditionReady); cond != nil {
 			row.ready, row.readyReason = cond.Status, cond.Reason
@@ -275,7 +283,7 @@ func (r *stateRow) appendSeries(dst []stateSample, name string) []stateSample {
 	case MetricLastFailureTime:
 		t = cj.Status.LastFailureTime
 	case MetricActive:
-		return append(dst, stateSample{value: float64(len(cj.Status.Active))})
+		return append(dst, stateSample{value: float64(r.active)})
 	case MetricQueued:
 		return append(dst, stateSample{value: float64(len(cj.Status.Queued))})
 	case MetricSuspend:

@@ -99,7 +99,7 @@ func TestStateMetrics(t *testing.T) {
 	_, url := leadingStateMetrics(t, f)
 	unix := func(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
 	want := `
-# HELP cronjob_operator_cronjob_status_active Number of active Jobs (status.active).
+# HELP cronjob_operator_cronjob_status_active Number of active Jobs: the length of status.active, or, when that list is full (100), every active Job of the CronJob.
 # TYPE cronjob_operator_cronjob_status_active gauge
 cronjob_operator_cronjob_status_active{cronjob="hourly",namespace="ns"} 1
 cronjob_operator_cronjob_status_active{cronjob="paused",namespace="ns"} 0
