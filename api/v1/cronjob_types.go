@@ -72,8 +72,9 @@ const (
 	MaxScheduleLength = 256
 	// MaxHistoryLimit is the largest successfulJobsHistoryLimit and failedJobsHistoryLimit.
 	MaxHistoryLimit int32 = 100
-	// MaxActiveListed is the most Jobs status.active lists. When more are active, it lists the ones it
-	// listed first; the concurrency decisions count every active Job all the same (see CronJobStatus.Active).
+	// MaxActiveListed is the most Jobs status.active lists (its maxItems). When more are active, it keeps
+	// the ones it listed first; the concurrency decisions count every active Job all the same (see
+	// CronJobStatus.Active).
 	MaxActiveListed = 100
 )
 
@@ -231,9 +232,10 @@ type CronJobSpec struct {
 type CronJobStatus struct {
 	// active lists the Jobs of this CronJob that have not finished, at most 100 (batch/v1 has no bound: a
 	// status object must fit etcd's request limit). When more are active (concurrencyPolicy Allow without
-	// maxActiveJobs), it keeps the ones it listed first, in the order it saw them start, and lists another
-	// as soon as one of those finishes. The concurrency decisions and the active-Jobs metric count every
-	// active Job (the Jobs in the operator's cache), not this list.
+	// maxActiveJobs), it keeps the ones it listed first and gives a place that frees up to the oldest
+	// unlisted Job (by creation time), so a new Job does not rewrite it. The concurrency decisions count
+	// every active Job of the operator's cache, not this list, and so does the active-Jobs state metric
+	// when the list is full.
 	// +kubebuilder:validation:MaxItems=100
 	// +listType=atomic
 	// +optional

@@ -93,10 +93,10 @@ var _ = Describe("Admission", func() {
 				"spec.failedJobsHistoryLimit in body should be less than or equal to 100"),
 		)
 
-		It("should accept a schedule of 256 bytes, a history of 100 and template keys of other prefixes", func(ctx SpecContext) {
-			cj := builders.MakeCronJob("bounds", ns).Schedule("0 * * * *"+strings.Repeat(" ", 256-len("0 * * * *"))).
-				HistoryLimits(100, 100).JobLabel("lifecycle.cronjob-operator.dev/run-for", "5s").
-				JobAnnotation("cronjob-operator.dev/team", "reports").Obj()
+		It("should accept a schedule of 256 bytes, history limits and maxActiveJobs of 100, and template keys of other prefixes", func(ctx SpecContext) {
+			cj := builders.MakeCronJob("bounds", ns).Schedule("0 * * * *"+strings.Repeat(" ", cronjobv1.MaxScheduleLength-len("0 * * * *"))).
+				HistoryLimits(cronjobv1.MaxHistoryLimit, cronjobv1.MaxHistoryLimit).MaxActiveJobs(cronjobv1.MaxActiveJobsLimit).
+				JobLabel("lifecycle.cronjob-operator.dev/run-for", "5s").JobAnnotation("cronjob-operator.dev/team", "reports").Obj()
 			Expect(k8sClient.Create(ctx, cj)).To(Succeed())
 		})
 
