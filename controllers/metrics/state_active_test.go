@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -73,5 +74,47 @@ func TestStateMetricsActiveBeyondList(t *testing.T) {
 				t.Errorf("active series (-want,+got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestStateMetricsActiveCountFails: when the count of a full status.active fails, the series is the
+// length of status.active and the scrape still answers 200; a CronJob whose list is not full is not counted.
+func TestStateMetricsActiveCountFails(t *testing.T) {
+	full := make([]*batchv1.Job, cronjobv1.MaxActiveListed)
+	for i := range full {
+		full[i] = RunningJob(PriorHour.Add(-time.Duration(i) * time.Hour))
+	}
+	cronJobs := []*cronjobv1.CronJob{
+		Hourly().Active(full...).Obj(),
+		builders.MakeCronJob("few", Namespace).Active(full[:2]...).Obj(),
+	}
+	var counted []string
+	failing := func(_ context.Context, cj *cronjobv1.CronJob) (int, error) {
+		counted = append(counted, cj.Name)
+		return 0, errors.New("cache not synced")
+	}
+	s := NewState(func(context.Context) ([]*cronjobv1.CronJob, error) { return cronJobs, nil }, logr.Discard()).
+		CountActiveWith(failing)
+	s.leading.Store(true)
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, httptest.NewRequestWithContext(t.Context(), http.MethodGet, StatePath, nil))
+	if rec.Code != http.StatusOK {
+		t.Errorf("status %d, want 200", rec.Code)
+	}
+	var got []string
+	for line := range strings.Lines(rec.Body.String()) {
+		if strings.HasPrefix(line, MetricActive+"{") {
+			got = append(got, strings.TrimSuffix(line, "\n"))
+		}
+	}
+	want := []string{
+		`cronjob_operator_cronjob_status_active{cronjob="few",namespace="ns"} 2`,
+		`cronjob_operator_cronjob_status_active{cronjob="hourly",namespace="ns"} 100`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("active series (-want,+got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"hourly"}, counted); diff != "" {
+		t.Errorf("CronJobs counted (-want,+got):\n%s", diff)
 	}
 }

@@ -1,6 +1,7 @@
 package jobs_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -148,6 +149,38 @@ func TestRemoveActive(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			status := &cronjobv1.CronJobStatus{Active: tc.active}
 			jobs.RemoveActive(status, tc.uid)
+			if diff := cmp.Diff(tc.want, status.Active); diff != "" {
+				t.Errorf("status.active (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestBoundActive(t *testing.T) {
+	// refs are n distinct status.active entries, in order.
+	refs := func(n int) []corev1.ObjectReference {
+		out := make([]corev1.ObjectReference, n)
+		for i := range out {
+			out[i] = corev1.ObjectReference{Name: fmt.Sprintf("hourly-%d", i), UID: types.UID(fmt.Sprintf("uid-%d", i))}
+		}
+		return out
+	}
+	cases := map[string]struct {
+		// status
+		active []corev1.ObjectReference
+		// expectations
+		want []corev1.ObjectReference
+	}{
+		"none: none":                   {},
+		"3: all 3":                     {active: refs(3), want: refs(3)},
+		"exactly 100: all 100":         {active: refs(cronjobv1.MaxActiveListed), want: refs(cronjobv1.MaxActiveListed)},
+		"101: the first 100, in order": {active: refs(cronjobv1.MaxActiveListed + 1), want: refs(cronjobv1.MaxActiveListed)},
+		"250: the first 100, in order": {active: refs(250), want: refs(cronjobv1.MaxActiveListed)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			status := cronjobv1.CronJobStatus{Active: tc.active}
+			jobs.BoundActive(&status)
 			if diff := cmp.Diff(tc.want, status.Active); diff != "" {
 				t.Errorf("status.active (-want,+got):\n%s", diff)
 			}
