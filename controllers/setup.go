@@ -27,8 +27,13 @@ type Options struct {
 	// (as k8s.io/utils/clock/testing's FakeClock does) and is not the real clock, the controller's workqueue
 	// uses it too, so RequeueAfter delays and error backoff elapse only when the clock is moved.
 	Clock clock.PassiveClock
-	// MaxConcurrentReconciles is how many CronJobs are reconciled in parallel; 0 means 1.
+	// MaxConcurrentReconciles is how many CronJobs are reconciled in parallel; 0 means 1. The CronJobRun
+	// controller reconciles as many CronJobs' runs in parallel.
 	MaxConcurrentReconciles int
+	// MaxWaitingRunsPerCronJob is how many Pending CronJobRuns (waiting for the concurrency policy) one
+	// CronJob may have; a new run beyond it is Rejected (TooManyWaitingRuns). 0 means
+	// cronjobrun.DefaultMaxWaitingRuns (100); negative means no limit.
+	MaxWaitingRunsPerCronJob int
 	// Webhooks, when set, serves the CronJob admission webhooks (package webhooks) on the manager's webhook
 	// server.
 	Webhooks *WebhookOptions
@@ -106,8 +111,10 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 		Clock:     opts.Clock,
 		Recorder:  recorder,
 		Metrics:   metrics.DefaultMetrics(),
+
+		MaxWaitingRuns: opts.MaxWaitingRunsPerCronJob,
 	}
-	if err := runs.SetupWithManager(mgr); err != nil {
+	if err := runs.SetupWithManager(mgr, opts.MaxConcurrentReconciles); err != nil {
 		return nil, err
 	}
 	// The per-CronJob state metrics, from the cache, on their own path, while this replica leads.

@@ -37,6 +37,13 @@ const (
 // DefaultRunTTLSecondsAfterFinished is spec.ttlSecondsAfterFinished of a CronJobRun when unset: one day.
 const DefaultRunTTLSecondsAfterFinished int32 = 86400
 
+// MaxRunTTLSecondsAfterFinished is the largest spec.ttlSecondsAfterFinished of a CronJobRun: seven days
+// (604800 s). The schema refuses more and the controller clamps to it (for runs stored before the bound):
+// a finished or Rejected run is a record in etcd and in every replica's cache, and anyone who may create
+// CronJobRuns in a namespace could otherwise keep any number of them forever. A week covers a weekend's
+// post-mortem; the Job's own history (the CronJob's history limits) and events outlive it where needed.
+const MaxRunTTLSecondsAfterFinished int32 = 604800
+
 // CronJobRunSpec is a request to run a CronJob's Job now, or for one past scheduled time. Only
 // ttlSecondsAfterFinished may change after creation.
 // +kubebuilder:validation:XValidation:rule="self.cronJobName == oldSelf.cronJobName && has(self.scheduledTime) == has(oldSelf.scheduledTime) && (!has(self.scheduledTime) || self.scheduledTime == oldSelf.scheduledTime) && (has(self.concurrencyPolicy) ? self.concurrencyPolicy : 'Honor') == (has(oldSelf.concurrencyPolicy) ? oldSelf.concurrencyPolicy : 'Honor')",message="spec.cronJobName, spec.scheduledTime and spec.concurrencyPolicy are immutable: create another CronJobRun"
@@ -45,8 +52,13 @@ type CronJobRunSpec struct {
 	// CronJob that does not exist or is being deleted rejects the run (CronJobNotFound, CronJobDeleting),
 	// also if it is created later: create another CronJobRun then. A suspended CronJob's runs start.
 	//
+	// It must be a DNS-1123 subdomain name (lowercase letters, digits, '-' and '.', starting and ending with
+	// a letter or digit), as every CronJob's name is: a name that is not could never name one, so it is
+	// refused at create rather than Rejected later.
+	//
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=52
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="spec.cronJobName must be the name of a CronJob: a DNS-1123 subdomain of lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, such as 'nightly-report'"
 	// +required
 	CronJobName string `json:"cronJobName"`
 
@@ -72,8 +84,11 @@ type CronJobRunSpec struct {
 
 	// ttlSecondsAfterFinished is how long a finished (Succeeded, Failed or Rejected) CronJobRun is kept
 	// before the controller deletes it. A CronJobRun whose Job is deleted (history limits) goes with it
-	// sooner. Defaults to 86400 (one day); 0 deletes it as soon as it finishes.
+	// sooner. Defaults to 86400 (one day); 0 deletes it as soon as it finishes. At most 604800 (seven
+	// days, MaxRunTTLSecondsAfterFinished): finished runs are records every tenant of the namespace can
+	// create, so their life is bounded; batch/v1's Job field has no maximum, ours differs on purpose.
 	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=604800
 	// +optional
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
 }

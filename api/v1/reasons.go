@@ -81,4 +81,8 @@ const (
 	ReasonScheduledTimeInFuture = "ScheduledTimeInFuture"
 	// ReasonJobNameTaken (Rejected): a Job of the run's name exists and is not the CronJob's.
 	ReasonJobNameTaken = "JobNameTaken"
+	// ReasonTooManyWaitingRuns (Rejected): the CronJob has as many Pending runs as the controller keeps
+	// (--max-waiting-runs-per-cronjob, default 100): wait for them to start or delete some, then create
+	// another CronJobRun.
+	ReasonTooManyWaitingRuns = "TooManyWaitingRuns"
 )

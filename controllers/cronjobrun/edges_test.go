@@ -7,10 +7,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	batchv1 "k8s.io/api/batch/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -97,53 +101,59 @@ func TestCronJobRunStatusConflictRequeues(t *testing.T) {
 }
 
 func TestCronJobRunMapper(t *testing.T) {
+	// Every event maps to one request, the CronJob whose runs to reconcile, whatever the number of its runs.
 	cj := Hourly().Obj()
 	scheduled := RunningJob(PriorHour) // the CronJob's scheduled Job: no CronJobRun annotation
 	manual := HourlyJob(IsTime).Obj()
 	manual.Name, manual.Annotations = manualJob, map[string]string{cronjobv1.CronJobRunAnnotation: "manual"}
-	running := manualRun().Status(cronjobv1.CronJobRunStatus{Phase: cronjobv1.RunRunning, JobName: manualJob}).Obj()
-	waitingRun := builders.MakeCronJobRun("waiting", Namespace, "hourly").UID("uid-waiting").Obj()
-	done := builders.MakeCronJobRun("done", Namespace, "hourly").UID("uid-done").
-		Status(cronjobv1.CronJobRunStatus{Phase: cronjobv1.RunSucceeded, JobName: "hourly-m0"}).Obj()
+	loose := builders.MakeJob("loose", Namespace).Obj()
+	loose.Annotations = map[string]string{cronjobv1.CronJobRunAnnotation: "other"}
 	other := builders.MakeCronJobRun("other", Namespace, "daily").UID("uid-other").Obj()
-	f := newRunFixture(t, IsTime, interceptor.Funcs{}, cj, running, waitingRun, done, other)
+	f := newRunFixture(t, IsTime, interceptor.Funcs{}, cj, manualRun().Obj(), other)
 	m := runMapper{c: f.client}
-	names := func(reqs []reconcile.Request) []string {
-		var out []string
-		for _, r := range reqs {
-			if r.Namespace != Namespace {
-				t.Errorf("request %v: namespace %q, want %q", r, r.Namespace, Namespace)
-			}
-			out = append(out, r.Name)
-		}
-		sort.Strings(out)
-		return out
+	key := func(name string) []reconcile.Request {
+		return []reconcile.Request{{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: name}}}
 	}
 	ctx := context.Background()
 	for what, tc := range map[string]struct {
-		got, want []string
+		got, want []reconcile.Request
 	}{
-		"a scheduled Job of the CronJob: its waiting runs": {got: names(m.runsOfJob(ctx, scheduled)), want: []string{"waiting"}},
-		"a run's Job: that run (by annotation and by status.jobName) and the waiting runs": {
-			got: names(m.runsOfJob(ctx, manual)), want: []string{"manual", "manual", "waiting"}},
-		"a Job of no CronJob: the run it names, nothing else": {
-			got:  names(m.runsOfJob(ctx, builders.MakeJob("loose", Namespace).Obj())),
-			want: nil},
-		"the CronJob: its waiting runs":              {got: names(m.runsOfCronJob(ctx, cj)), want: []string{"waiting"}},
-		"a run: the others of its CronJob that wait": {got: names(m.runsWaitingBeside(ctx, running)), want: []string{"waiting"}},
+		"a scheduled Job of the CronJob: the CronJob":                 {got: m.cronJobOfJob(ctx, scheduled), want: key("hourly")},
+		"a run's Job: its CronJob, once":                              {got: m.cronJobOfJob(ctx, manual), want: key("hourly")},
+		"a Job of no CronJob naming a run: that run's CronJob":        {got: m.cronJobOfJob(ctx, loose), want: key("daily")},
+		"a Job of no CronJob naming no run: nothing":                  {got: m.cronJobOfJob(ctx, builders.MakeJob("plain", Namespace).Obj()), want: nil},
+		"a Job of no CronJob naming a run that is gone: nothing":      {got: (runMapper{c: newRunFixture(t, IsTime, interceptor.Funcs{}).client}).cronJobOfJob(ctx, loose), want: nil},
+		"the CronJob: itself":                                         {got: cronJobItself(ctx, cj), want: key("hourly")},
+		"a run: its CronJob (spec.cronJobName), which need not exist": {got: cronJobOfRun(ctx, other), want: key("daily")},
 	} {
 		if diff := cmp.Diff(tc.want, tc.got); diff != "" {
 			t.Errorf("%s (-want,+got):\n%s", what, diff)
 		}
 	}
+}
 
-	failing := runMapper{c: interceptor.NewClient(f.client.(client.WithWatch), interceptor.Funcs{
-		List: func(context.Context, client.WithWatch, client.ObjectList, ...client.ListOption) error {
-			return apierrors.NewServiceUnavailable("cache not synced")
-		},
-	})}
-	if got := failing.runsOfCronJob(ctx, cj); got != nil {
-		t.Errorf("a failed list: %v, want no requests", got)
+func TestCronJobRunJobEvents(t *testing.T) {
+	// A Job's status changes as its Pods run; only its end (or a change of what identifies it) can free a
+	// slot or move a run's phase, so only those updates wake the CronJob's runs.
+	running := RunningJob(PriorHour)
+	done := DoneJob(PriorHour)
+	annotated := running.DeepCopy()
+	annotated.Annotations = map[string]string{cronjobv1.CronJobRunAnnotation: "manual"}
+	progressed := running.DeepCopy()
+	progressed.Status.Ready = ptr.To[int32](1)
+	progressed.Status.Active = 3
+	for what, tc := range map[string]struct {
+		old, new *batchv1.Job
+		want     bool
+	}{
+		"the Job finished":        {old: running, new: done, want: true},
+		"its annotations changed": {old: running, new: annotated, want: true},
+		"only its Pods' counts":   {old: running, new: progressed, want: false},
+		"nothing":                 {old: running, new: running.DeepCopy(), want: false},
+	} {
+		if got := jobChange().Update(event.UpdateEvent{ObjectOld: tc.old, ObjectNew: tc.new}); got != tc.want {
+			t.Errorf("%s: wakes the runs = %v, want %v", what, got, tc.want)
+		}
 	}
 }
 

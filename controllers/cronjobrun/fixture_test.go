@@ -63,10 +63,22 @@ func newRunFixture(t *testing.T, now time.Time, funcs interceptor.Funcs, objs ..
 	}
 }
 
-// reconcileRun reconciles the CronJobRun of that name.
+// reconcileRun reconciles the CronJobRun of that name: the reconciler takes the runs of a CronJob
+// together, so this reconciles the runs of its spec.cronJobName.
 func (f *runFixture) reconcileRun(t *testing.T, name string) (ctrl.Result, error) {
 	t.Helper()
-	return f.runs.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: name}})
+	return f.runs.Reconcile(context.Background(), f.runRequest(t, name))
+}
+
+// runRequest is the request that reconciles the CronJobRun of that name: its CronJob's, or the CronJob
+// "hourly"'s when the run does not exist.
+func (f *runFixture) runRequest(t *testing.T, name string) ctrl.Request {
+	t.Helper()
+	cronJob := "hourly"
+	if run := f.run(t, name); run != nil {
+		cronJob = run.Spec.CronJobName
+	}
+	return ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: cronJob}}
 }
 
 // mustReconcileRun reconciles the CronJobRun of that name and fails the test on an error.

@@ -27,16 +27,20 @@ import (
 // controllerName is the name of the CronJobRun controller in logs and metrics.
 const controllerName = "cronjobrun"
 
-// Reconciler reconciles CronJobRun objects: it creates the run's Job from its CronJob's
-// jobTemplate (through the CronJob's concurrency policy unless the run says Ignore), follows that Job into
-// the run's phase, and deletes the run when its Job is gone or its ttlSecondsAfterFinished has passed.
-// controllers.Setup builds it beside the CronJob reconciler (cronjob.Reconciler) and wires it into the same manager.
+// Reconciler reconciles the CronJobRuns of one CronJob at a time: it creates each run's Job from its
+// CronJob's jobTemplate (through the CronJob's concurrency policy unless the run says Ignore), follows that
+// Job into the run's phase, and deletes the run when its Job is gone or its ttlSecondsAfterFinished has
+// passed. controllers.Setup builds it beside the CronJob reconciler (cronjob.Reconciler) and wires it into
+// the same manager.
 type Reconciler struct {
-	// Client reads (from the manager's cache) and writes objects.
+	// Client reads (from the manager's cache) and writes objects. The Jobs it reads may be the cache's,
+	// without their pod template (controllers.CacheOptions): the reconciler reads their metadata and status
+	// only.
 	Client client.Client
-	// APIReader reads from the API server, bypassing the cache: it lists the CronJob's active Jobs for the
-	// concurrency policy (a Job created a moment ago must count), confirms that a run's Job is really gone
-	// before the run is deleted, and reads a Job that already exists. Required.
+	// APIReader reads from the API server, bypassing the cache: it confirms a Job the cache has not shown
+	// yet (named by a run's status.jobName or the CronJob's status.active) before the concurrency policy
+	// counts it, confirms that a run's Job is really gone before the run is deleted, and reads a Job that
+	// already exists. Required.
 	APIReader client.Reader
 	// Scheme is the scheme used to build owner references.
 	Scheme *runtime.Scheme
@@ -47,35 +51,83 @@ type Reconciler struct {
 	// Metrics counts manual runs in runs_started_total (trigger manual) and the Jobs Replace deleted. Nil
 	// counts nothing.
 	Metrics *metrics.Metrics
+	// MaxWaitingRuns is how many Pending runs (waiting for the concurrency policy) one CronJob may have: a
+	// new run that would wait beyond it is Rejected (TooManyWaitingRuns). 0 means DefaultMaxWaitingRuns;
+	// a negative value means no limit.
+	MaxWaitingRuns int
 }
+
+// DefaultMaxWaitingRuns is Reconciler.MaxWaitingRuns when unset: 100 Pending runs per CronJob. Each waiting
+// run is an object in etcd and in the cache, and is looked at on every reconcile of its CronJob's runs; a
+// hundred is more than a person queues by hand and bounds what one tenant's script can pile up.
+const DefaultMaxWaitingRuns = 100
 
 // +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobruns,verbs=get;list;watch;update;delete
 // +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobruns/status,verbs=get;update
 
-// Reconcile loads the CronJobRun, reads the clock once, syncs (start the run's Job, or follow it, or prune
-// the run), and writes the status once if it changed. A run whose Job cannot start for a reason the user
-// must fix is Rejected, with a Warning event, and not retried; API errors are returned, wrapped, and
-// retried with backoff. The result requeues a finished run at the end of its ttlSecondsAfterFinished; a
-// Pending run waits for events (a Job of its CronJob finishing, an older run starting), not for time.
+// Reconcile reconciles every CronJobRun of one CronJob: req names the namespace and the CronJob
+// (spec.cronJobName; the CronJob need not exist). It reads the clock once, takes the runs from the cache
+// (index.RunCronJobKey), and syncs first the runs that have a Job or are Rejected (follow the Job, or
+// prune the run), then the runs that wait to start, oldest first (creation time, then name), so that
+// older runs take the free slots of the concurrency policy first and two runs never take the same slot.
+// Each run's status is written once, if it changed. A run whose Job cannot start for a reason the user
+// must fix is Rejected, with a Warning event, and not retried; API errors are returned, wrapped and
+// joined, and retried with backoff (after an error in a start, the younger runs are not started in this
+// reconcile). The result requeues at the earliest end of a finished run's ttlSecondsAfterFinished; Pending
+// runs wait for events (a Job of the CronJob finishing, a run created or deleted), not for time.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	if r.APIReader == nil {
 		return ctrl.Result{}, errors.New("cronjobrun.Reconciler.APIReader is nil: set it to the manager's GetAPIReader (controllers.Setup does)")
 	}
-	var run cronjobv1.CronJobRun
-	if err := r.Client.Get(ctx, req.NamespacedName, &run); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+	p, err := r.newPass(ctx, req.NamespacedName)
+	if err != nil {
+		return ctrl.Result{}, err
 	}
-	if run.DeletionTimestamp != nil {
-		return ctrl.Result{}, nil
+	var (
+		result ctrl.Result
+		errs   []error
+	)
+	now := r.clock().Now()
+	for _, starting := range []bool{false, true} {
+		for _, run := range p.runs {
+			if waiting(run) != starting || run.DeletionTimestamp != nil || p.gone[run.UID] {
+				continue
+			}
+			if starting && p.blocked {
+				break
+			}
+			res, err := r.reconcileRun(ctx, p, run, now)
+			if err != nil {
+				errs = append(errs, err)
+				p.blocked = p.blocked || starting
+			}
+			result = earliest(result, res)
+		}
 	}
+	return result, errors.Join(errs...)
+}
+
+// reconcileRun syncs one run within the pass p and writes its status once if it changed.
+func (r *Reconciler) reconcileRun(ctx context.Context, p *pass, run *cronjobv1.CronJobRun, now time.Time) (ctrl.Result, error) {
+	ctx = ctrl.LoggerInto(ctx, ctrl.LoggerFrom(ctx).WithValues("cronJobRun", klog.KObj(run)))
 	original := run.Status.DeepCopy()
-	s := &runSyncer{r: r, run: &run, now: r.clock().Now()}
+	wasPending := pending(run)
+	s := &runSyncer{r: r, run: run, now: now, pass: p}
 	result, syncErr := s.sync(ctx)
 	s.trace(ctx, result)
+	if s.deleted {
+		p.gone[run.UID] = true
+	}
+	if pending(run) && !s.deleted {
+		p.pending++
+	}
+	if wasPending {
+		p.pending--
+	}
 	if s.deleted || equality.Semantic.DeepEqual(*original, run.Status) {
 		return result, syncErr
 	}
-	requeue, err := conflict.WriteStatus(ctx, r.Client, &run, "CronJobRun", syncErr)
+	requeue, err := conflict.WriteStatus(ctx, r.Client, run, "CronJobRun", syncErr)
 	if requeue {
 		return ctrl.Result{RequeueAfter: conflict.RequeueDelay}, nil
 	}
@@ -85,7 +137,23 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return result, syncErr
 }
 
+// earliest returns the result that requeues first: a RequeueAfter of 0 means no requeue, not "now".
+func earliest(a, b ctrl.Result) ctrl.Result {
+	if a.RequeueAfter == 0 || (b.RequeueAfter != 0 && b.RequeueAfter < a.RequeueAfter) {
+		return b
+	}
+	return a
+}
+
 func (r *Reconciler) clock() clock.PassiveClock { return clocks.OrReal(r.Clock) }
+
+// maxWaiting is MaxWaitingRuns with its default; negative means no limit.
+func (r *Reconciler) maxWaiting() int {
+	if r.MaxWaitingRuns == 0 {
+		return DefaultMaxWaitingRuns
+	}
+	return r.MaxWaitingRuns
+}
 
 // runSyncer holds the state of one reconcile of one CronJobRun. Its methods change run.Status in memory;
 // the reconciler writes it once at the end.
@@ -93,6 +161,8 @@ type runSyncer struct {
 	r   *Reconciler
 	run *cronjobv1.CronJobRun
 	now time.Time
+	// pass is what the reconcile of the runs of the run's CronJob shares.
+	pass *pass
 	// deleted is set once the run itself was deleted: there is no status to write.
 	deleted bool
 }

@@ -19,7 +19,7 @@ func TestSetupWithManagerReportsABuilderError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = (&Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr)
+	err = (&Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader()}).SetupWithManager(mgr, 1)
 	if err == nil || !strings.Contains(err.Error(), "setting up the cronjobrun controller") {
 		t.Errorf("SetupWithManager = %v, want the builder's error, wrapped", err)
 	}

@@ -16,7 +16,6 @@ import (
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/concurrency"
-	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
@@ -25,18 +24,27 @@ import (
 // start starts a run that has no Job yet: it loads the CronJob, works out the Job's name and scheduled
 // time (target), adopts a Job of that name that exists already, applies the CronJob's concurrency policy
 // unless the run says Ignore (admit), and creates the Job. A run that cannot start for a reason the user
-// must fix is Rejected; one that waits for the concurrency policy stays Pending.
+// must fix is Rejected, and made a dependent of its CronJob when that exists (ownCronJob), so it goes with
+// the CronJob; one that waits for the concurrency policy stays Pending.
 func (s *runSyncer) start(ctx context.Context) (ctrl.Result, error) {
-	cj := &cronjobv1.CronJob{}
-	err := s.r.Client.Get(ctx, client.ObjectKey{Namespace: s.run.Namespace, Name: s.run.Spec.CronJobName}, cj)
-	if apierrors.IsNotFound(err) {
+	cj, err := s.pass.cronJob(ctx, s.r.Client)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	if cj == nil {
 		s.reject(cronjobv1.ReasonCronJobNotFound, "CronJob %s does not exist in namespace %s: create it (or correct spec.cronJobName), then create another CronJobRun",
 			s.run.Spec.CronJobName, s.run.Namespace)
 		return s.pruneAfterTTL(ctx)
 	}
-	if err != nil {
-		return ctrl.Result{}, fmt.Errorf("getting CronJob %s: %w", s.run.Spec.CronJobName, err)
+	result, err := s.startOf(ctx, cj)
+	if err == nil && s.run.Status.Phase == cronjobv1.RunRejected && !s.deleted {
+		err = s.ownCronJob(ctx, cj)
 	}
+	return result, err
+}
+
+// startOf is start once the CronJob cj is loaded.
+func (s *runSyncer) startOf(ctx context.Context, cj *cronjobv1.CronJob) (ctrl.Result, error) {
 	if cj.DeletionTimestamp != nil {
 		s.reject(cronjobv1.ReasonCronJobDeleting, "CronJob %s is being deleted: no run of it starts", cj.Name)
 		return s.pruneAfterTTL(ctx)
@@ -46,7 +54,7 @@ func (s *runSyncer) start(ctx context.Context) (ctrl.Result, error) {
 		return s.pruneAfterTTL(ctx)
 	}
 	existing := &batchv1.Job{}
-	err = s.r.Client.Get(ctx, client.ObjectKey{Namespace: s.run.Namespace, Name: name}, existing)
+	err := s.r.Client.Get(ctx, client.ObjectKey{Namespace: s.run.Namespace, Name: name}, existing)
 	if err == nil {
 		// Adopted before the concurrency policy applies, so that a run's own Job (its create succeeded, the
 		// status write was lost) does not count against it.
@@ -57,6 +65,9 @@ func (s *runSyncer) start(ctx context.Context) (ctrl.Result, error) {
 	}
 	if s.run.Spec.ConcurrencyPolicy != cronjobv1.RunIgnoreConcurrency {
 		if admitted, err := s.admit(ctx, cj, name); err != nil || !admitted {
+			if err == nil && s.run.Status.Phase == cronjobv1.RunRejected {
+				return s.pruneAfterTTL(ctx)
+			}
 			return ctrl.Result{}, err
 		}
 	}
@@ -166,13 +177,19 @@ func (s *runSyncer) create(ctx context.Context, cj *cronjobv1.CronJob, name stri
 }
 
 // admit applies the CronJob's concurrency policy to the run and reports whether its Job may be created
-// now. The Jobs counted are the CronJob's unfinished Jobs on the API server (not the cache, so that a Job
-// created a moment ago counts), and the older runs of the CronJob still waiting take the free slots first:
+// now. The Jobs counted are the CronJob's unfinished Jobs (activeJobs: the cache, and the Jobs the cache
+// may not show yet), and the older runs of the CronJob still waiting take the free slots first (they were
+// synced before this one in the same pass):
 //   - Allow: at most spec.maxActiveJobs active (unset: no limit);
 //   - Forbid: none active; Enqueue: fewer than spec.maxActiveJobs (default 1). Else the run stays Pending
-//     until a Job finishes (the Job's event reconciles it): a manual run is a request made on purpose, so
-//     it waits rather than being dropped, and still never runs beside another Job under Forbid;
+//     until a Job finishes (the Job's event reconciles the CronJob's runs): a manual run is a request made
+//     on purpose, so it waits rather than being dropped, and still never runs beside another Job under
+//     Forbid. A run that would wait while the CronJob has MaxWaitingRuns Pending runs already is Rejected
+//     (TooManyWaitingRuns) instead; the runs already Pending keep their turn;
 //   - Replace: the active Jobs are deleted (background propagation: their Pods go too), then it starts.
+//
+// The Pending message names what the run waits for, not counts that change whenever another run starts:
+// the status of a waiting run is written when what it waits for changes, not at every start before it.
 func (s *runSyncer) admit(ctx context.Context, cj *cronjobv1.CronJob, name string) (bool, error) {
 	active, err := s.activeJobs(ctx, cj, name)
 	if err != nil {
@@ -181,9 +198,7 @@ func (s *runSyncer) admit(ctx context.Context, cj *cronjobv1.CronJob, name strin
 	older := 0
 	limit, bounded := concurrency.Limit(&cj.Spec)
 	if bounded {
-		if older, err = s.olderWaitingRuns(ctx); err != nil {
-			return false, err
-		}
+		older = s.pass.waitingAhead
 	}
 	switch concurrency.Admit(&cj.Spec, len(active), older) {
 	case concurrency.Replace:
@@ -191,55 +206,20 @@ func (s *runSyncer) admit(ctx context.Context, cj *cronjobv1.CronJob, name strin
 	case concurrency.Start:
 		return true, nil
 	}
+	if most := s.r.maxWaiting(); s.run.Status.Phase == "" && most >= 0 && s.pass.pending >= most {
+		s.reject(cronjobv1.ReasonTooManyWaitingRuns, "CronJob %s has %d CronJobRuns waiting already, the most the controller keeps (--max-waiting-runs-per-cronjob): wait until they have started or delete some, then create another CronJobRun",
+			cj.Name, s.pass.pending)
+		return false, nil
+	}
+	s.pass.waitingAhead++
 	reason := cronjobv1.ReasonMaxActiveJobs
 	if cj.Spec.ConcurrencyPolicy == cronjobv1.ForbidConcurrent {
 		reason = cronjobv1.ReasonJobAlreadyActive
 	}
 	policy := cmp.Or(cj.Spec.ConcurrencyPolicy, cronjobv1.AllowConcurrent) // unset before defaulting
-	s.wait(reason, "%d Job(s) of CronJob %s active and %d older CronJobRun(s) waiting, the limit of concurrencyPolicy %s is %d: the run starts when a Job finishes (concurrencyPolicy Ignore on the CronJobRun starts it at once)",
-		len(active), cj.Name, older, policy, limit)
+	s.wait(reason, "%d Job(s) of CronJob %s active, the limit of concurrencyPolicy %s is %d: the run starts when a Job finishes and the older CronJobRuns waiting have started (concurrencyPolicy Ignore on the CronJobRun starts it at once)",
+		len(active), cj.Name, policy, limit)
 	return false, nil
-}
-
-// activeJobs lists, from the API server, the unfinished Jobs controlled by the CronJob, but for the Job
-// named `except` (the run's own).
-func (s *runSyncer) activeJobs(ctx context.Context, cj *cronjobv1.CronJob, except string) ([]*batchv1.Job, error) {
-	var list batchv1.JobList
-	if err := s.r.APIReader.List(ctx, &list, client.InNamespace(cj.Namespace)); err != nil {
-		return nil, fmt.Errorf("listing jobs: %w", err)
-	}
-	var active []*batchv1.Job
-	for i := range list.Items {
-		job := &list.Items[i]
-		if done, _ := jobs.Finished(job); !done && jobs.IsOwnedBy(job, cj) && job.Name != except {
-			active = append(active, job)
-		}
-	}
-	return active, nil
-}
-
-// olderWaitingRuns counts the runs of the same CronJob, from the cache, that were created before this one
-// (by creation time, then name), honour the concurrency policy and have no Job yet: they start first. A
-// cache behind the API server can only count one that has just started, which delays this run, never
-// lets it overtake.
-func (s *runSyncer) olderWaitingRuns(ctx context.Context) (int, error) {
-	var list cronjobv1.CronJobRunList
-	if err := s.r.Client.List(ctx, &list, client.InNamespace(s.run.Namespace),
-		client.MatchingFields{index.RunCronJobKey: s.run.Spec.CronJobName}); err != nil {
-		return 0, fmt.Errorf("listing cronjobruns: %w", err)
-	}
-	n := 0
-	for i := range list.Items {
-		o := &list.Items[i]
-		if o.UID == s.run.UID || o.Status.JobName != "" || finished(o) || o.DeletionTimestamp != nil ||
-			o.Spec.ConcurrencyPolicy == cronjobv1.RunIgnoreConcurrency {
-			continue
-		}
-		if c := o.CreationTimestamp.Compare(s.run.CreationTimestamp.Time); c < 0 || (c == 0 && o.Name < s.run.Name) {
-			n++
-		}
-	}
-	return n, nil
 }
 
 // replace deletes the active Jobs for concurrencyPolicy Replace, with background propagation and guarded
@@ -254,6 +234,7 @@ func (s *runSyncer) replace(ctx context.Context, active []*batchv1.Job) error {
 		if !deleted {
 			continue
 		}
+		delete(s.pass.active, job.Name)
 		ctrl.LoggerFrom(ctx).Info("Deleted Job", "job", klog.KObj(job), "reason", "concurrencyPolicy Replace")
 		s.r.Metrics.JobDeleted(metrics.DeletedReplace)
 		s.event(corev1.EventTypeNormal, cronjobv1.ReasonSuccessfulDelete, "Delete", "Deleted job %s", job.Name)

@@ -19,6 +19,9 @@ import (
 // jobKind is the kind of the owner reference from a run to its Job.
 const jobKind = "Job"
 
+// cronJobKind is the kind of the owner reference from a Rejected run to its CronJob.
+const cronJobKind = "CronJob"
+
 // finished reports whether the run has reached a final phase: Succeeded, Failed or Rejected.
 func finished(run *cronjobv1.CronJobRun) bool {
 	switch run.Status.Phase {
@@ -29,13 +32,14 @@ func finished(run *cronjobv1.CronJobRun) bool {
 }
 
 // runExpiry is when a finished run is deleted: completionTime (now when unset) plus
-// spec.ttlSecondsAfterFinished, or cronjobv1.DefaultRunTTLSecondsAfterFinished when unset.
+// spec.ttlSecondsAfterFinished, or cronjobv1.DefaultRunTTLSecondsAfterFinished when unset, at most
+// cronjobv1.MaxRunTTLSecondsAfterFinished (the schema's maximum, for runs stored before it).
 func runExpiry(run *cronjobv1.CronJobRun, now time.Time) time.Time {
 	done := now
 	if run.Status.CompletionTime != nil {
 		done = run.Status.CompletionTime.Time
 	}
-	ttl := ptr.Deref(run.Spec.TTLSecondsAfterFinished, cronjobv1.DefaultRunTTLSecondsAfterFinished)
+	ttl := min(ptr.Deref(run.Spec.TTLSecondsAfterFinished, cronjobv1.DefaultRunTTLSecondsAfterFinished), cronjobv1.MaxRunTTLSecondsAfterFinished)
 	return done.Add(time.Duration(ttl) * time.Second)
 }
 
@@ -89,6 +93,7 @@ func (s *runSyncer) bindJob(ctx context.Context, job *batchv1.Job, scheduled tim
 	}
 	s.setReady(metav1.ConditionTrue, reason, msg)
 	s.followJob(job)
+	s.pass.started(job)
 	return nil
 }
 
@@ -112,6 +117,26 @@ func (s *runSyncer) ownJob(ctx context.Context, job *batchv1.Job) error {
 	})
 	if err := s.r.Client.Update(ctx, s.run); err != nil {
 		return fmt.Errorf("adding the owner reference to job %s: %w", job.Name, err)
+	}
+	s.run.Status = *status
+	return nil
+}
+
+// ownCronJob makes a Rejected run a dependent of its CronJob (an owner reference that is not a controller
+// and does not block the CronJob's deletion), so that the garbage collector deletes it with the CronJob
+// instead of keeping it until its TTL ends. A write of the run's metadata, once; the status in memory is
+// kept.
+func (s *runSyncer) ownCronJob(ctx context.Context, cj *cronjobv1.CronJob) error {
+	gv := cronjobv1.GroupVersion.String()
+	for _, ref := range s.run.OwnerReferences {
+		if ref.APIVersion == gv && ref.Kind == cronJobKind && ref.UID == cj.UID {
+			return nil
+		}
+	}
+	status := s.run.Status.DeepCopy()
+	s.run.OwnerReferences = append(s.run.OwnerReferences, metav1.OwnerReference{APIVersion: gv, Kind: cronJobKind, Name: cj.Name, UID: cj.UID})
+	if err := s.r.Client.Update(ctx, s.run); err != nil {
+		return fmt.Errorf("adding the owner reference to cronjob %s: %w", cj.Name, err)
 	}
 	s.run.Status = *status
 	return nil

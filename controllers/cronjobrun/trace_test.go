@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
@@ -22,7 +20,7 @@ func TestDecisionTrace(t *testing.T) {
 		"a run now under Forbid with the 09:00 Job active: it waits, and says why": {
 			run: "manual",
 			want: []string{`"cronJob"="hourly"`, `"phase"="Pending"`, `"reason"="JobAlreadyActive"`, `"job"=""`,
-				`"message"="1 Job(s) of CronJob hourly active and 0 older CronJobRun(s) waiting, the limit of concurrencyPolicy Forbid is 1`},
+				`"message"="1 Job(s) of CronJob hourly active, the limit of concurrencyPolicy Forbid is 1`},
 		},
 		"a run of a CronJob that does not exist: rejected, and why": {
 			run:  "orphan",
@@ -35,7 +33,7 @@ func TestDecisionTrace(t *testing.T) {
 				f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Forbid().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)).Obj(),
 					RunningJob(PriorHour), manualRun().Obj(), builders.MakeCronJobRun("orphan", Namespace, "nothing").UID("orphan-uid").CreationTimestamp(IsTime).Obj())
 				Traced(t, verbosity, tc.want, func(ctx context.Context) {
-					if _, err := f.runs.Reconcile(ctx, ctrl.Request{NamespacedName: types.NamespacedName{Namespace: Namespace, Name: tc.run}}); err != nil {
+					if _, err := f.runs.Reconcile(ctx, f.runRequest(t, tc.run)); err != nil {
 						t.Fatal(err)
 					}
 				})
