@@ -23,6 +23,8 @@ type options struct {
 	watchNamespaces string
 	// maxConcurrent is the number of CronJobs reconciled in parallel.
 	maxConcurrent int
+	// maxWaitingRuns is how many Pending CronJobRuns one CronJob may have (controllers.Options).
+	maxWaitingRuns int
 	// qps and burst are the client-side rate limit of the requests to the API server.
 	qps   float64
 	burst int
@@ -59,7 +61,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.certs.service, "webhook-service", "cronjob-operator-webhook-service", "Service in front of the webhook server; the certificate is issued for <service>.<namespace>.svc.")
 	fs.StringVar(&o.certs.validating, "validating-webhook-configuration", "cronjob-operator-validating-webhook-configuration", "ValidatingWebhookConfiguration whose caBundle the rotator keeps.")
 	fs.StringVar(&o.watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces whose CronJobs the manager runs (and whose Jobs it caches); empty means all. With a list the manager needs rights in those namespaces only (config/namespaced).")
-	fs.IntVar(&o.maxConcurrent, "max-concurrent-reconciles", 4, "How many CronJobs are reconciled in parallel.")
+	fs.IntVar(&o.maxConcurrent, "max-concurrent-reconciles", 4, "How many CronJobs are reconciled in parallel, by the CronJob controller and, for their CronJobRuns, by the CronJobRun controller.")
+	fs.IntVar(&o.maxWaitingRuns, "max-waiting-runs-per-cronjob", 100, "How many Pending CronJobRuns (waiting for the CronJob's concurrency policy) one CronJob may have; a new one beyond it is Rejected (TooManyWaitingRuns). Negative: no limit.")
 	fs.Float64Var(&o.qps, "kube-api-qps", 50, "Queries per second to the Kubernetes API server (client-side rate limit).")
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "Burst of queries to the Kubernetes API server (client-side rate limit).")
 	o.zap = zap.Options{Development: false}

@@ -16,13 +16,22 @@ func TestOptionsParse(t *testing.T) {
 		args []string
 		// The webhook certificate files the rotator writes: those the webhook server reads.
 		wantCertFiles certFiles
+		// The cap on Pending CronJobRuns per CronJob.
+		wantMaxWaitingRuns int
 	}{
-		"no flags: the webhook server's default files": {
-			wantCertFiles: certFiles{dir: "/tmp/k8s-webhook-server/serving-certs", name: "tls.crt", key: "tls.key"},
+		"no flags: the webhook server's default files, 100 waiting runs per CronJob": {
+			wantCertFiles:      certFiles{dir: "/tmp/k8s-webhook-server/serving-certs", name: "tls.crt", key: "tls.key"},
+			wantMaxWaitingRuns: 100,
+		},
+		"--max-waiting-runs-per-cronjob": {
+			args:               []string{"--max-waiting-runs-per-cronjob=5"},
+			wantCertFiles:      certFiles{dir: "/tmp/k8s-webhook-server/serving-certs", name: "tls.crt", key: "tls.key"},
+			wantMaxWaitingRuns: 5,
 		},
 		"--webhook-cert-path, -name and -key reach the rotator": {
-			args:          []string{"--webhook-cert-path=/certs", "--webhook-cert-name=cert.pem", "--webhook-cert-key=key.pem"},
-			wantCertFiles: certFiles{dir: "/certs", name: "cert.pem", key: "key.pem"},
+			args:               []string{"--webhook-cert-path=/certs", "--webhook-cert-name=cert.pem", "--webhook-cert-key=key.pem"},
+			wantCertFiles:      certFiles{dir: "/certs", name: "cert.pem", key: "key.pem"},
+			wantMaxWaitingRuns: 100,
 		},
 	}
 	for name, tc := range cases {
@@ -35,6 +44,9 @@ func TestOptionsParse(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantCertFiles, o.certs.files, cmp.AllowUnexported(certFiles{})); diff != "" {
 				t.Errorf("certs.files (-want,+got):\n%s", diff)
+			}
+			if o.maxWaitingRuns != tc.wantMaxWaitingRuns {
+				t.Errorf("maxWaitingRuns = %d, want %d", o.maxWaitingRuns, tc.wantMaxWaitingRuns)
 			}
 			if diff := cmp.Diff(o.servers.webhookCert, o.certs.files, cmp.AllowUnexported(certFiles{})); diff != "" {
 				t.Errorf("certs.files differ from servers.webhookCert (-server,+rotator):\n%s", diff)

@@ -41,7 +41,7 @@ func main() {
 		log.Error(err, "Unable to create manager")
 		os.Exit(1)
 	}
-	setup := controllers.Options{MaxConcurrentReconciles: o.maxConcurrent}
+	setup := controllers.Options{MaxConcurrentReconciles: o.maxConcurrent, MaxWaitingRunsPerCronJob: o.maxWaitingRuns}
 	if o.enableWebhooks {
 		if setup.Webhooks, err = webhookOptions(mgr, o.certs); err != nil {
 			log.Error(err, "Unable to set up the webhook serving certificate")
@@ -62,7 +62,7 @@ func main() {
 		os.Exit(1)
 	}
 	log.Info("Starting manager", "watchNamespaces", o.watchNamespaces, "leaderElect", o.leaderElect, "webhooks", o.enableWebhooks,
-		"maxConcurrentReconciles", o.maxConcurrent, "qps", o.qps, "burst", o.burst,
+		"maxConcurrentReconciles", o.maxConcurrent, "maxWaitingRunsPerCronJob", o.maxWaitingRuns, "qps", o.qps, "burst", o.burst,
 		"http2", o.servers.enableHTTP2, "goMemoryLimit", debug.SetMemoryLimit(-1))
 	if err := cronJobs.Start(ctrl.SetupSignalHandler()); err != nil {
 		log.Error(err, "Manager exited with an error")

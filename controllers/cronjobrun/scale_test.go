@@ -35,7 +35,6 @@ func queuedRuns(n int) []client.Object {
 	return out
 }
 
-
 // finishJob marks the Job of that name Complete, as the Job controller would.
 func (f *runFixture) finishJob(t *testing.T, name string) {
 	t.Helper()
