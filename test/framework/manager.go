@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/util/connrotation"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
@@ -48,6 +49,8 @@ type ManagerOptions struct {
 	Clock clock.PassiveClock
 	// MaxConcurrentReconciles is passed to the reconciler; 0 means 1.
 	MaxConcurrentReconciles int
+	// MaxWaitingRunsPerCronJob is controllers.Options.MaxWaitingRunsPerCronJob; 0 means its default (100).
+	MaxWaitingRunsPerCronJob int
 	// LeaderElection, if set, makes the manager run the controller only while it holds the Lease.
 	LeaderElection *LeaderElection
 	// OnReconcile, if set, is called with the outcome of every reconcile (controllers.Options.OnReconcile);
@@ -92,7 +95,12 @@ type Manager struct {
 	done    chan error
 	stopped bool
 	network *network
+	cache   client.Reader
 }
+
+// Cache reads from the manager's cache, as its controllers do: a spec that must show what the cache holds
+// (not the API server's state) reads through it.
+func (m *Manager) Cache() client.Reader { return m.cache }
 
 // Name is the manager's name (ManagerOptions.Name).
 func (m *Manager) Name() string { return m.name }
@@ -189,12 +197,14 @@ func (f *Framework) StartManager(opts ManagerOptions) *Manager {
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "creating manager %s", name)
 
 	cronJobs, err := controllers.Setup(mgr, controllers.Options{
-		Clock:                   opts.Clock,
-		MaxConcurrentReconciles: opts.MaxConcurrentReconciles,
-		OnReconcile:             opts.OnReconcile,
+		Clock:                    opts.Clock,
+		MaxConcurrentReconciles:  opts.MaxConcurrentReconciles,
+		MaxWaitingRunsPerCronJob: opts.MaxWaitingRunsPerCronJob,
+		OnReconcile:              opts.OnReconcile,
 	})
 	gomega.ExpectWithOffset(1, err).NotTo(gomega.HaveOccurred(), "setting up the CronJob controller of manager %s", name)
 	m := startManager(cronJobs, mgr, name, nw)
+	m.cache = mgr.GetCache()
 	syncCtx, cancelSync := context.WithTimeout(context.Background(), Timeout)
 	defer cancelSync()
 	synced := mgr.GetCache().WaitForCacheSync(syncCtx)
