@@ -67,9 +67,10 @@ const DefaultMaxWaitingRuns = 100
 
 // Reconcile reconciles every CronJobRun of one CronJob: req names the namespace and the CronJob
 // (spec.cronJobName; the CronJob need not exist). It reads the clock once, takes the runs from the cache
-// (index.RunCronJobKey), and syncs first the runs that have a Job or are Rejected (follow the Job, or
-// prune the run), then the runs that wait to start, oldest first (creation time, then name), so that
-// older runs take the free slots of the concurrency policy first and two runs never take the same slot.
+// (index.RunCronJobKey), and syncs them in three phases (runPhase): the runs that have a Job or are
+// Rejected (follow the Job, or prune the run), the waiting runs that say Ignore, then the waiting runs
+// that honour the concurrency policy, each phase oldest first (creation time, then name), so that older
+// runs take the free slots first and two runs never take the same slot.
 // Each run's status is written once, if it changed. A run whose Job cannot start for a reason the user
 // must fix is Rejected, with a Warning event, and not retried; API errors are returned, wrapped and
 // joined, and retried with backoff (after an error in a start, the younger runs are not started in this
@@ -88,18 +89,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		errs   []error
 	)
 	now := r.clock().Now()
-	for _, starting := range []bool{false, true} {
+	for _, phase := range []runPhase{phaseFollow, phaseIgnore, phaseHonor} {
 		for _, run := range p.runs {
-			if waiting(run) != starting || run.DeletionTimestamp != nil || p.gone[run.UID] {
+			if phaseOf(run) != phase || run.DeletionTimestamp != nil || p.gone[run.UID] {
 				continue
 			}
-			if starting && p.blocked {
+			if phase != phaseFollow && p.blocked {
 				break
 			}
 			res, err := r.reconcileRun(ctx, p, run, now)
 			if err != nil {
 				errs = append(errs, err)
-				p.blocked = p.blocked || starting
+				p.blocked = p.blocked || phase != phaseFollow
 			}
 			result = earliest(result, res)
 		}
@@ -135,6 +136,31 @@ func (r *Reconciler) reconcileRun(ctx context.Context, p *pass, run *cronjobv1.C
 		return ctrl.Result{}, err
 	}
 	return result, syncErr
+}
+
+// runPhase is the order in which a reconcile syncs a CronJob's runs.
+type runPhase int
+
+const (
+	// phaseFollow: the runs that have a Job or are Rejected (follow the Job, or prune the run).
+	phaseFollow runPhase = iota
+	// phaseIgnore: the waiting runs that say Ignore. They start whatever is active, so they go before the
+	// line: a Job of theirs that the cache does not show yet (a status write lost) is adopted by its name
+	// and counted by the runs that honour the policy.
+	phaseIgnore
+	// phaseHonor: the waiting runs that honour the concurrency policy, oldest first.
+	phaseHonor
+)
+
+// phaseOf is the phase of a reconcile in which the run is synced.
+func phaseOf(run *cronjobv1.CronJobRun) runPhase {
+	switch {
+	case !waiting(run):
+		return phaseFollow
+	case run.Spec.ConcurrencyPolicy == cronjobv1.RunIgnoreConcurrency:
+		return phaseIgnore
+	}
+	return phaseHonor
 }
 
 // earliest returns the result that requeues first: a RequeueAfter of 0 means no requeue, not "now".

@@ -256,3 +256,27 @@ func TestCronJobRunTTLIsClamped(t *testing.T) {
 		t.Error("the run is still there seven days after it was Rejected")
 	}
 }
+
+func TestCronJobRunIgnoredRunsCountBeforeTheLineStarts(t *testing.T) {
+	// The younger run says Ignore and created its Job, but its status write was lost and the cache has not
+	// seen the Job: it is adopted before the older run, which honours Forbid, looks for a free slot, so
+	// the older run counts that Job and waits.
+	older := builders.MakeCronJobRun("older", Namespace, "hourly").UID("uid-older").CreationTimestamp(IsTime).Obj()
+	ignoring := builders.MakeCronJobRun("ignoring", Namespace, "hourly").UID("uid-ignoring").CreationTimestamp(IsTime.Add(time.Second)).IgnoreConcurrency().Obj()
+	ignoringJob := HourlyJob(IsTime).Obj()
+	ignoringJob.Name = jobs.RunName("hourly", "uid-ignoring")
+	ignoringJob.UID = "uid-" + types.UID(ignoringJob.Name)
+	ignoringJob.Annotations[cronjobv1.CronJobRunAnnotation] = "ignoring"
+	f := newRunFixture(t, IsTime.Add(time.Minute), interceptor.Funcs{}, Hourly().Forbid().Obj(), older, ignoring, ignoringJob)
+	f.runs.Client = hideJobs(f.client)
+	f.mustReconcileRun(t, "older")
+	if diff := cmp.Diff([]string{ignoringJob.Name}, f.jobNames(t)); diff != "" {
+		t.Errorf("Jobs (-want,+got): the ignoring run's only:\n%s", diff)
+	}
+	if got := f.run(t, "older"); got.Status.Phase != cronjobv1.RunPending {
+		t.Errorf("older run: %s, want Pending behind the ignoring run's Job", got.Status.Phase)
+	}
+	if got := f.run(t, "ignoring"); got.Status.JobName != ignoringJob.Name {
+		t.Errorf("ignoring run: job %q, want %q adopted", got.Status.JobName, ignoringJob.Name)
+	}
+}
