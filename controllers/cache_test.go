@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -51,10 +52,16 @@ func TestCacheOptionsJobsWithoutTheirPodTemplate(t *testing.T) {
 	// annotation repeating them) is cached at the size of its metadata: the controllers read a Job's
 	// metadata (owner, our annotations) and status, never its pod template.
 	big := strings.Repeat("x", 512<<10)
+	// Labels are bounded per key, not in number: 4,000 labels of 63-byte values are about 400 KiB, and a
+	// manual selector repeats them.
+	labels := map[string]string{"team": "a", cronjobv1.TriggerLabel: cronjobv1.TriggerManual}
+	for i := range 4000 {
+		labels[fmt.Sprintf("tenant.example/l%04d", i)] = strings.Repeat("v", 63)
+	}
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
 			Name: "big", Namespace: "tenant-a", UID: "uid-big",
-			Labels: map[string]string{"team": "a"},
+			Labels: labels,
 			Annotations: map[string]string{
 				cronjobv1.CronJobRunAnnotation:                     "run",
 				cronjobv1.ScheduledAtAnnotation:                    "2026-03-02T10:00:00Z",
@@ -64,7 +71,9 @@ func TestCacheOptionsJobsWithoutTheirPodTemplate(t *testing.T) {
 			ManagedFields:   []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply}},
 		},
 		Spec: batchv1.JobSpec{
-			Parallelism: ptr.To[int32](1),
+			Parallelism:    ptr.To[int32](1),
+			ManualSelector: ptr.To(true),
+			Selector:       &metav1.LabelSelector{MatchLabels: labels},
 			Template: corev1.PodTemplateSpec{
 				ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{"note": big}},
 				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox", Command: []string{"sh", "-c", big}}}},
@@ -98,9 +107,11 @@ func TestCacheOptionsJobsWithoutTheirPodTemplate(t *testing.T) {
 	want := job.DeepCopy()
 	want.ManagedFields = nil
 	want.Spec.Template = corev1.PodTemplateSpec{}
+	want.Spec.Selector = nil
+	want.Labels = map[string]string{cronjobv1.TriggerLabel: cronjobv1.TriggerManual}
 	delete(want.Annotations, "kubectl.kubernetes.io/last-applied-configuration")
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("cached Job (-want,+got): all but the template, managedFields and foreign annotations kept:\n%s", diff)
+		t.Errorf("cached Job (-want,+got): all but the template, the selector, managedFields and foreign labels and annotations kept:\n%s", diff)
 	}
 }
 
