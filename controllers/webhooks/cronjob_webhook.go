@@ -23,12 +23,14 @@ import (
 )
 
 // The webhook sees only the writes whose answer it may change (matchConditions): a create, or an update
-// that changes spec (everything it reads but the name, namespace and UID, which do not change). A
-// metadata-only write (a label edit, a finalizer removal) and a status write (a subresource the rule does not
-// name) never reach it, so they succeed while no replica answers, despite failurePolicy Fail. timeoutSeconds
+// that changes one of the fields it reads (schedule, timeZone, jitterSeconds, startingDeadlineSeconds,
+// jobTemplate; besides them it reads only the name, namespace and UID, which do not change). Any other write
+// (a label edit, a finalizer removal, suspend, a history limit or concurrencyPolicy, a status write: a
+// subresource the rule does not name) never reaches it, so it succeeds while no replica answers, despite
+// failurePolicy Fail; suspending a CronJob is the write an operator needs most when things go wrong. timeoutSeconds
 // is 5: longer than the preflight's DefaultPreflightTimeout (3 s), so that a slow dry run ends in an admission
 // with a warning rather than in the API server giving up on the webhook and refusing the write.
-// +kubebuilder:webhook:path=/validate-batch-cronjob-operator-dev-v1-cronjob,mutating=false,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=vcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"create-or-spec-change","expression":"request.operation == 'CREATE' || object.spec != oldObject.spec"}]}`
+// +kubebuilder:webhook:path=/validate-batch-cronjob-operator-dev-v1-cronjob,mutating=false,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=vcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"create-or-validated-field-change","expression":"request.operation == 'CREATE' || object.spec.schedule != oldObject.spec.schedule || object.spec.jobTemplate != oldObject.spec.jobTemplate || has(object.spec.timeZone) != has(oldObject.spec.timeZone) || (has(object.spec.timeZone) && object.spec.timeZone != oldObject.spec.timeZone) || has(object.spec.jitterSeconds) != has(oldObject.spec.jitterSeconds) || (has(object.spec.jitterSeconds) && object.spec.jitterSeconds != oldObject.spec.jitterSeconds) || has(object.spec.startingDeadlineSeconds) != has(oldObject.spec.startingDeadlineSeconds) || (has(object.spec.startingDeadlineSeconds) && object.spec.startingDeadlineSeconds != oldObject.spec.startingDeadlineSeconds)"}]}`
 
 // SetupCronJobWebhookWithManager registers the CronJob validating webhook with the manager's webhook server:
 // the validator on the real clock, its preflight through NewPreflightClient on the manager's

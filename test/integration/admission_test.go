@@ -294,11 +294,12 @@ var _ = Describe("Admission preflight", func() {
 	})
 })
 
-// The validating webhook's matchConditions (config/webhook/manifests.yaml): only a create or a spec change
-// reaches it, so with no replica answering, metadata-only writes still succeed despite failurePolicy Fail.
+// The validating webhook's matchConditions (config/webhook/manifests.yaml): only a create or a change of a
+// field it validates reaches it, so with no replica answering, other writes still succeed despite
+// failurePolicy Fail.
 var _ = Describe("Admission webhook matchConditions", func() {
 	When("no webhook server answers", func() {
-		It("should let a label edit and a finalizer removal through, and refuse a spec edit", func(ctx SpecContext) {
+		It("should let a label edit, a suspend, a policy edit and a finalizer removal through, and refuse a schedule edit", func(ctx SpecContext) {
 			ns := namespaceSelectedBy(ctx, "unreachable")
 			cj := builders.MakeCronJob("reachable", ns).Finalizers("example.com/keep").Obj()
 			Expect(k8sClient.Create(ctx, cj)).To(Succeed())
@@ -326,6 +327,13 @@ var _ = Describe("Admission webhook matchConditions", func() {
 
 			By("editing a label")
 			Expect(k8sClient.Patch(ctx, cj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"labels":{"team":"b"}}}`)))).To(Succeed())
+			By("suspending it and changing its history limit and concurrency policy: spec fields the webhook does not validate")
+			Expect(k8sClient.Patch(ctx, cj, client.RawPatch(types.MergePatchType,
+				[]byte(`{"spec":{"suspend":true,"successfulJobsHistoryLimit":5,"concurrencyPolicy":"Forbid"}}`)))).To(Succeed())
+			Expect(cj.Spec.Suspend).To(Equal(ptr.To(true)))
+			By("changing the time zone: a validated field")
+			Expect(k8sClient.Patch(ctx, cj, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"timeZone":"Europe/Berlin"}}`)))).
+				To(MatchError(ContainSubstring("failed calling webhook")))
 			By("removing the finalizer, as a controller does before the CronJob goes")
 			Expect(k8sClient.Patch(ctx, cj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))).To(Succeed())
 			Expect(cj.Finalizers).To(BeEmpty())
