@@ -24,10 +24,11 @@ const (
 
 // The kind half of the hostile-tenant suite (test/hostile): against the shipped manifests (config/e2e is
 // config/default with the e2e image, so the manager's memory limit is 256Mi), one namespace fills with
-// Jobs of a megabyte that no CronJob owns; the manager must not be restarted (OOM-killed) for it, and a
+// Jobs of a megabyte that no CronJob owns; the manager Pods are then replaced, so each new one lists them all at
+// start (where a cache of whole Jobs crash-looped); the manager must not be restarted (OOM-killed) for it, and a
 // minutely CronJob of another namespace must keep running on time. Serial: it weighs on the shared manager.
 var _ = Describe("Tenant boundary", Label("hostile"), Serial, func() {
-	It("should keep the manager running, and a minutely CronJob on time, while a namespace holds 200 Jobs of 1 MB", func(ctx SpecContext) {
+	It("should keep the manager running, also through a restart, and a minutely CronJob on time, while a namespace holds 200 Jobs of 1 MB", func(ctx SpecContext) {
 		waitForManager(ctx)
 		restarts := map[string]int32{}
 		Eventually(func(g Gomega) { restarts = managerContainerRestarts(ctx, g) }).Should(Succeed())
@@ -43,6 +44,18 @@ var _ = Describe("Tenant boundary", Label("hostile"), Serial, func() {
 			job := framework.LargeJob(fmt.Sprintf("large-%03d", i), tenantA, largeJobBytes)
 			Eventually(func() error { return client.IgnoreAlreadyExists(k8sClient.Create(ctx, job)) }).Should(Succeed())
 		}
+
+		By("replacing the manager Pods, so that each new one lists the 200 Jobs at start")
+		Expect(killManagerPods(ctx)).To(BeNumerically(">", 0))
+		Eventually(func(g Gomega) {
+			now := managerContainerRestarts(ctx, g)
+			g.Expect(now).NotTo(BeEmpty())
+			for name := range now {
+				g.Expect(restarts).NotTo(HaveKey(name), "manager Pod %s is one of before the kill", name)
+			}
+			restarts = now
+		}).WithTimeout(managerWait).WithPolling(eventuallyPolling).Should(Succeed())
+		waitForManager(ctx)
 
 		tenantB := newNamespace(ctx)
 		oracle := framework.StartSpecJobOracle(ctx, cfg, tenantB)
