@@ -6,6 +6,7 @@ import (
 	"maps"
 
 	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
@@ -33,9 +34,8 @@ import (
 // them from the cache, one request per CronJob, whatever the number of its runs:
 //   - CronJobRuns: the CronJob of spec.cronJobName (a run created, changed or deleted);
 //   - Jobs: the CronJob that controls the Job, or else the CronJob of the run its CronJobRunAnnotation
-//     names; an update only when the Job finishes or its annotations or owners change (a Job's status
-//     changes as its Pods run; only its end can free a slot or move a run's phase);
-//   - CronJobs: the CronJob itself (a policy change, status.active, a CronJob deleted).
+//     names, for the events jobChange passes (a Job that ends, goes, or is a run's own);
+//   - CronJobs: the CronJob itself, for the events cronJobChange passes (what the runs read of it).
 //
 // maxConcurrent CronJobs are reconciled in parallel (0 or less means 1); controllers.Setup passes the
 // CronJob controller's --max-concurrent-reconciles. The workqueue never hands one key to two workers, so
@@ -60,7 +60,7 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager, maxConcurrent int) er
 		Named(controllerName).
 		Watches(&cronjobv1.CronJobRun{}, handler.EnqueueRequestsFromMapFunc(cronJobOfRun)).
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(m.cronJobOfJob), builder.WithPredicates(jobChange())).
-		Watches(&cronjobv1.CronJob{}, handler.EnqueueRequestsFromMapFunc(cronJobItself)).
+		Watches(&cronjobv1.CronJob{}, handler.EnqueueRequestsFromMapFunc(cronJobItself), builder.WithPredicates(cronJobChange())).
 		WithOptions(copts).
 		Complete(r)
 	if err != nil {
@@ -69,21 +69,79 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager, maxConcurrent int) er
 	return nil
 }
 
-// jobChange passes the Job events that can change a run or free a slot: creates, deletes, and updates
-// where the Job finishes or its annotations or owner references change.
+// jobChange passes the Job events that can unblock a waiting run or move a run's phase; each wakes every
+// waiting run of the CronJob, so it drops the rest:
+//   - a create only of a Job that names a run (CronJobRunAnnotation: the run follows its own Job) or that
+//     is finished or being deleted already (seen first after a relist: it frees a slot). A Job the
+//     schedule creates takes a slot and frees none;
+//   - an update where the Job finishes (a Complete or Failed condition turns True: the only status a run's
+//     phase follows), its deletion starts, or its annotations or owner references change (which run or
+//     CronJob it belongs to); not the Pod counts that change as its Pods run;
+//   - every delete (a slot freed, or a run's Job gone) and generic event.
 func jobChange() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(e event.CreateEvent) bool {
+			job, ok := e.Object.(*batchv1.Job)
+			if !ok {
+				return true
+			}
+			done, _ := jobs.Finished(job)
+			return job.Annotations[cronjobv1.CronJobRunAnnotation] != "" || done || job.DeletionTimestamp != nil
+		},
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			oldJob, ok1 := e.ObjectOld.(*batchv1.Job)
+			newJob, ok2 := e.ObjectNew.(*batchv1.Job)
+			if !ok1 || !ok2 {
+				return true
+			}
+			oldDone, _ := jobs.Finished(oldJob)
+			newDone, _ := jobs.Finished(newJob)
+			return oldDone != newDone || (oldJob.DeletionTimestamp == nil) != (newJob.DeletionTimestamp == nil) ||
+				!maps.Equal(oldJob.Annotations, newJob.Annotations) ||
+				!equality.Semantic.DeepEqual(oldJob.OwnerReferences, newJob.OwnerReferences)
+		},
+	}
+}
+
+// cronJobChange passes the CronJob events that change what its runs read of it: creates and deletes
+// (runs waiting for a CronJob that did not exist, or is gone), and updates of its spec (metadata.generation:
+// the API server counts spec changes only, so a policy changed or maxActiveJobs raised passes), of its
+// deletion, or of the Jobs status.active lists (by name and UID: a Job the cache has not shown, or whose
+// end it missed). The CronJob controller's other status writes (lastScheduleTime, nextScheduleTime,
+// queued, conditions: one or more per scheduled time) and metadata changes do not wake the runs.
+func cronJobChange() predicate.Predicate {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		oldJob, ok1 := e.ObjectOld.(*batchv1.Job)
-		newJob, ok2 := e.ObjectNew.(*batchv1.Job)
+		oldCJ, ok1 := e.ObjectOld.(*cronjobv1.CronJob)
+		newCJ, ok2 := e.ObjectNew.(*cronjobv1.CronJob)
 		if !ok1 || !ok2 {
 			return true
 		}
-		oldDone, _ := jobs.Finished(oldJob)
-		newDone, _ := jobs.Finished(newJob)
-		return oldDone != newDone || (oldJob.DeletionTimestamp == nil) != (newJob.DeletionTimestamp == nil) ||
-			!maps.Equal(oldJob.Annotations, newJob.Annotations) ||
-			!equality.Semantic.DeepEqual(oldJob.OwnerReferences, newJob.OwnerReferences)
+		return oldCJ.Generation != newCJ.Generation || (oldCJ.DeletionTimestamp == nil) != (newCJ.DeletionTimestamp == nil) ||
+			!sameJobs(oldCJ.Status.Active, newCJ.Status.Active)
 	}}
+}
+
+// sameJobs reports whether two status.active lists name the same Jobs (name and UID), in any order.
+func sameJobs(a, b []corev1.ObjectReference) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	type jobKey struct {
+		name string
+		uid  types.UID
+	}
+	count := make(map[jobKey]int, len(a))
+	for _, ref := range a {
+		count[jobKey{ref.Name, ref.UID}]++
+	}
+	for _, ref := range b {
+		key := jobKey{ref.Name, ref.UID}
+		if count[key] == 0 {
+			return false
+		}
+		count[key]--
+	}
+	return true
 }
 
 // runMapper maps Job events to the CronJob whose runs to reconcile, from the cache.
