@@ -34,7 +34,7 @@ type Options struct {
 	// CronJob may have; a new run beyond it is Rejected (TooManyWaitingRuns). 0 means
 	// cronjobrun.DefaultMaxWaitingRuns (100); negative means no limit.
 	MaxWaitingRunsPerCronJob int
-	// Webhooks, when set, serves the CronJob admission webhooks (package webhooks) on the manager's webhook
+	// Webhooks, when set, serves the CronJob and CronJobRun admission webhooks (package webhooks) on the manager's webhook
 	// server.
 	Webhooks *WebhookOptions
 	// OnReconcile, when set, is called with the Outcome of every reconcile, after it is done and before its
@@ -140,6 +140,9 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 func setupWebhooks(mgr manager.Manager, w *WebhookOptions, registered chan<- struct{}) error {
 	register := func() error {
 		if err := webhooks.SetupCronJobWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the webhooks: %w", err)
+		}
+		if err := webhooks.SetupCronJobRunWebhookWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhooks: %w", err)
 		}
 		close(registered)

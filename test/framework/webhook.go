@@ -18,8 +18,8 @@ import (
 	"github.com/cronjob-operator/cronjob-operator/controllers/webhooks"
 )
 
-// startWebhookServer starts a manager that runs no controllers and serves the CronJob admission webhooks
-// on the host, port and certificates envtest chose for the webhook configurations it installed, and waits
+// startWebhookServer starts a manager that runs no controllers and serves the CronJob and CronJobRun admission
+// webhooks on the host, port and certificates envtest chose for the webhook configurations it installed, and waits
 // until the server accepts TLS connections. It returns a function that stops the manager and waits until
 // it has stopped.
 //
@@ -40,6 +40,8 @@ func (f *Framework) startWebhookServer() (stop func()) {
 	gomega.ExpectWithOffset(2, err).NotTo(gomega.HaveOccurred(), "creating the webhook manager")
 	gomega.ExpectWithOffset(2, webhooks.SetupCronJobWebhookWithManager(mgr)).
 		To(gomega.Succeed(), "registering the CronJob admission webhooks")
+	gomega.ExpectWithOffset(2, webhooks.SetupCronJobRunWebhookWithManager(mgr)).
+		To(gomega.Succeed(), "registering the CronJobRun admission webhook")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
