@@ -119,6 +119,47 @@ var _ = Describe("Admission", func() {
 		})
 	})
 
+	// The CronJobRun webhook (controllers/webhooks/cronjobrun_webhook.go) warns, never refuses: a run may be
+	// created just before its CronJob.
+	When("a CronJobRun is created", func() {
+		var ns string
+		BeforeEach(func(ctx SpecContext) {
+			ns = newNamespace(ctx)
+		})
+
+		It("should admit it with a warning when its CronJob does not exist", func(ctx SpecContext) {
+			c, warnings := warningClient()
+
+			Expect(c.Create(ctx, builders.MakeCronJobRun("early", ns, "nightly").Obj())).To(Succeed())
+			Expect(warnings.get()).To(ConsistOf(SatisfyAll(
+				ContainSubstring(fmt.Sprintf(`spec.cronJobName: CronJob "nightly" does not exist in namespace %q`, ns)),
+				ContainSubstring("the run will be Rejected (CronJobNotFound)"),
+				ContainSubstring("check spec.cronJobName"))))
+		})
+
+		It("should admit it with a warning when its CronJob is being deleted", func(ctx SpecContext) {
+			cj := builders.MakeCronJob("going", ns).Finalizers("example.com/keep").Obj()
+			Expect(k8sClient.Create(ctx, cj)).To(Succeed())
+			DeferCleanup(func(ctx SpecContext) {
+				Expect(k8sClient.Patch(ctx, cj, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))).To(Succeed())
+			})
+			Expect(k8sClient.Delete(ctx, cj)).To(Succeed())
+			c, warnings := warningClient()
+
+			Expect(c.Create(ctx, builders.MakeCronJobRun("late", ns, "going").Obj())).To(Succeed())
+			Expect(warnings.get()).To(ConsistOf(ContainSubstring(
+				fmt.Sprintf(`spec.cronJobName: CronJob "going" in namespace %q is being deleted: the run will be Rejected (CronJobDeleting)`, ns))))
+		})
+
+		It("should admit it without a warning when its CronJob exists", func(ctx SpecContext) {
+			Expect(k8sClient.Create(ctx, builders.MakeCronJob("nightly", ns).Obj())).To(Succeed())
+			c, warnings := warningClient()
+
+			Expect(c.Create(ctx, builders.MakeCronJobRun("now", ns, "nightly").Obj())).To(Succeed())
+			Expect(warnings.get()).To(BeEmpty())
+		})
+	})
+
 	When("a CronJob is created where the admission webhook does not reach", func() {
 		DescribeTable("should still reject a time zone of the wrong format, as batch/v1 does, through the CRD's CEL rules",
 			func(ctx SpecContext, tz, wantMessage string) {
@@ -155,6 +196,10 @@ var _ = Describe("Admission", func() {
 				var obj unstructured.Unstructured
 				Expect(yaml.Unmarshal(data, &obj.Object)).To(Succeed(), "decoding %s", name)
 				obj.SetNamespace(ns)
+				if obj.GetKind() == "CronJobRun" {
+					// The CronJob the CronJobRun fixtures name, so that only the one naming another is warned about.
+					Expect(k8sClient.Create(ctx, builders.MakeCronJob("report", ns).Obj())).To(Succeed())
+				}
 				c, warnings := warningClient()
 
 				err := c.Create(ctx, &obj)
