@@ -55,12 +55,12 @@ type setupRig struct {
 	ctrl      *Controller
 }
 
-func newSetupRig(t *testing.T, g gomega.Gomega, now time.Time, webhooks *WebhookOptions, objs ...client.Object) *setupRig {
-	return newSetupRigWith(t, g, now, webhooks, func(*manager.Options) {}, objs...)
+func newSetupRig(t *testing.T, g gomega.Gomega, now time.Time, hooks *WebhookOptions, objs ...client.Object) *setupRig {
+	return newSetupRigWith(t, g, now, hooks, func(*manager.Options) {}, objs...)
 }
 
 // newSetupRigWith is newSetupRig with manager options changed by mutate.
-func newSetupRigWith(t *testing.T, g gomega.Gomega, now time.Time, webhooks *WebhookOptions, mutate func(*manager.Options), objs ...client.Object) *setupRig {
+func newSetupRigWith(t *testing.T, g gomega.Gomega, now time.Time, hooks *WebhookOptions, mutate func(*manager.Options), objs ...client.Object) *setupRig {
 	t.Helper()
 	rig := &setupRig{
 		client: fake.NewClientBuilder().WithScheme(Scheme()).WithRESTMapper(RESTMapper()).
@@ -94,7 +94,7 @@ func newSetupRigWith(t *testing.T, g gomega.Gomega, now time.Time, webhooks *Web
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	rig.ctrl, err = Setup(mgr, Options{
 		Clock:    rig.clock,
-		Webhooks: webhooks,
+		Webhooks: hooks,
 		OnReconcile: func(key types.NamespacedName, o cronjob.Outcome) {
 			if key.Name == "hourly" {
 				rig.outcomes <- o
