@@ -78,6 +78,16 @@ const (
 	MaxActiveListed = 100
 )
 
+// Bounds of the run history (status.recentRuns).
+const (
+	// DefaultRecentRunsLimit is spec.recentRunsLimit when unset: the finished runs status.recentRuns keeps.
+	DefaultRecentRunsLimit int32 = 10
+	// MaxRecentRunsLimit is the largest spec.recentRunsLimit.
+	MaxRecentRunsLimit int32 = 50
+	// MaxRecentRunsListed is status.recentRuns' maxItems: the finished runs kept and the active Jobs listed.
+	MaxRecentRunsListed = int(MaxRecentRunsLimit) + MaxActiveListed
+)
+
 // Labels and annotations of the Jobs of manual runs (CronJobRun).
 const (
 	// ReservedPrefix is the prefix of the labels and annotations the operator sets on its Jobs. A Job
@@ -94,6 +104,28 @@ const (
 	TriggerManual = "manual"
 	// CronJobRunAnnotation is set on a CronJobRun's Job to the name of that CronJobRun.
 	CronJobRunAnnotation = "batch.cronjob-operator.dev/cronjobrun"
+)
+
+// CreatedAtAnnotation is set on every Job the operator creates, to the time it built the Job by the
+// controller's clock (RFC 3339 with nanoseconds, UTC): the start of the run, from which runTimeoutSeconds
+// and startTimeoutSeconds count. A Job without it (created before the annotation) counts from its
+// creationTimestamp.
+const CreatedAtAnnotation = "batch.cronjob-operator.dev/created-at"
+
+// PausedAtAnnotation is set on a CronJob, with spec.suspend true, when the controller paused it after
+// spec.pauseAfterFailures failed runs in a row; its value is the time (RFC 3339, UTC). The controller
+// removes it when spec.suspend is false again.
+const PausedAtAnnotation = "batch.cronjob-operator.dev/paused-at"
+
+// Annotations batch/v1 puts on the Jobs of its CronJobs, which this operator sets as well, so that tools
+// keyed to them (dashboards, log pipelines, cost tools) see its runs.
+const (
+	// UpstreamScheduledTimestampAnnotation is batch/v1's scheduled-time annotation (RFC 3339 in the
+	// CronJob's time zone), the same value as ScheduledAtAnnotation.
+	UpstreamScheduledTimestampAnnotation = "batch.kubernetes.io/cronjob-scheduled-timestamp"
+	// UpstreamInstantiateAnnotation marks a Job made by hand from a CronJob; kubectl create job --from
+	// sets it to "manual", and so does the CronJobRun controller.
+	UpstreamInstantiateAnnotation = "cronjob.kubernetes.io/instantiate"
 )
 
 // ScheduledAtAnnotation is set on every Job the controller creates. Its value is the scheduled time of the
@@ -226,6 +258,66 @@ type CronJobSpec struct {
 	// +kubebuilder:default=1
 	// +optional
 	FailedJobsHistoryLimit *int32 `json:"failedJobsHistoryLimit,omitempty"`
+
+	// runTimeoutSeconds ends a run whose Job has not finished this many seconds after it was created (the
+	// run's start, read from the Job's created-at annotation, which the controller writes with its own
+	// clock): the controller deletes the Job with background propagation, so its Pods go, and records the
+	// run as failed with reason RunTimedOut (a Warning event, lastFailureTime, failedRuns,
+	// consecutiveFailures, a recentRuns entry with outcome TimedOut). The concurrency policy then counts
+	// the Job as gone: Forbid starts the next due run and the queue drains. It applies to every Job of the
+	// CronJob, manual runs included. Unset (the default) means no timeout, as in batch/v1 (whose nearest
+	// field, the Job's activeDeadlineSeconds, counts from the Job's start and leaves a suspended Job alone).
+	// 1 to 31536000 (a year).
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=31536000
+	// +optional
+	RunTimeoutSeconds *int64 `json:"runTimeoutSeconds,omitempty"`
+
+	// startTimeoutSeconds ends a run none of whose Pods has started this many seconds after its Job was
+	// created: the Job's status reports no ready Pod and no Pod that succeeded or failed (unschedulable
+	// Pods, image pull errors, a quota, a Job held suspended by a queueing system). The controller reads the
+	// Job's status, never its Pods. The run is ended as by runTimeoutSeconds, with reason RunNeverStarted
+	// and outcome NeverStarted. Unset (the default) means no timeout; batch/v1 has no such field. 1 to
+	// 31536000, and shorter than runTimeoutSeconds when both are set.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=31536000
+	// +optional
+	StartTimeoutSeconds *int64 `json:"startTimeoutSeconds,omitempty"`
+
+	// successDeadlineSeconds is the CronJob's dead-man's switch: when its last successful run finished
+	// longer ago than this (or, never having succeeded, it has been scheduling for longer: counted from
+	// status.observedSchedule.since, its creation, last edit of the schedule or resume), the condition
+	// Healthy turns False with reason NoRecentSuccess and one Warning event; it turns True (reason
+	// SucceededRecently) at the next success. While the CronJob is suspended by a user the switch waits
+	// (Healthy True, reason Suspended) and it counts again from the resume; a CronJob paused after failures
+	// (pauseAfterFailures) keeps counting. Unset: no Healthy condition, and the shipped alert
+	// CronJobNoSuccessfulRun (3 schedule periods) applies instead. 60 to 31536000 (a year). batch/v1 has no
+	// such field.
+	// +kubebuilder:validation:Minimum=60
+	// +kubebuilder:validation:Maximum=31536000
+	// +optional
+	SuccessDeadlineSeconds *int64 `json:"successDeadlineSeconds,omitempty"`
+
+	// pauseAfterFailures pauses the CronJob after this many runs in a row failed (status.consecutiveFailures
+	// reaches it; timed-out and never-started runs are failures): the controller sets spec.suspend to true
+	// and the annotation batch.cronjob-operator.dev/paused-at to the time (one patch), emits a Warning event
+	// PausedAfterFailures, and sets Ready to False with that reason, the count and the time. Active Jobs go
+	// on. Resume with `kubectl cjo resume NAME` or by setting spec.suspend to false: as after any resume, no
+	// run due before it starts (no surprise runs), consecutiveFailures restarts at 0, and the annotation is
+	// removed. Manual runs (CronJobRun) of a paused CronJob start, as they do while it is suspended, and
+	// their outcomes count. Unset (the default) never pauses, as batch/v1. 1 to 100.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	// +optional
+	PauseAfterFailures *int32 `json:"pauseAfterFailures,omitempty"`
+
+	// recentRunsLimit is how many finished runs status.recentRuns keeps, newest first (runs still active
+	// are kept besides them). Defaults to 10; 1 to 50. batch/v1 has no such field.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=50
+	// +kubebuilder:default=10
+	// +optional
+	RecentRunsLimit *int32 `json:"recentRunsLimit,omitempty"`
 }
 
 // CronJobStatus is the observed state of a CronJob.
@@ -283,6 +375,32 @@ type CronJobStatus struct {
 	// batch/v1 has no such field and starts the most recent missed run after such a change.
 	// +optional
 	ObservedSchedule *ObservedSchedule `json:"observedSchedule,omitempty"`
+
+	// consecutiveFailures is how many runs in a row failed (outcomes Failed, TimedOut, NeverStarted), by
+	// the order they ended, since the last success or the last resume after a pause (pauseAfterFailures).
+	// A run that was Replaced or Deleted neither counts nor resets it. batch/v1 has no such field.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	ConsecutiveFailures int32 `json:"consecutiveFailures,omitempty"`
+
+	// succeededRuns counts the runs that succeeded since the controller first tracked this CronJob (Jobs
+	// finished before then count once, when it first sees them). batch/v1 has no such field.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	SucceededRuns int64 `json:"succeededRuns,omitempty"`
+
+	// failedRuns counts the runs that failed (outcomes Failed, TimedOut, NeverStarted), as succeededRuns.
+	// +kubebuilder:validation:Minimum=0
+	// +optional
+	FailedRuns int64 `json:"failedRuns,omitempty"`
+
+	// recentRuns are the last runs, newest first by start: every run still active, and the newest
+	// spec.recentRunsLimit (default 10) finished ones. Each is written in the status update that records
+	// its start or its end, never in a write of its own. batch/v1 has no such field.
+	// +kubebuilder:validation:MaxItems=150
+	// +listType=atomic
+	// +optional
+	RecentRuns []RunRecord `json:"recentRuns,omitempty"`
 }
 
 // ObservedSchedule is a schedule as the controller observed it, and since when.
@@ -305,6 +423,77 @@ type ObservedSchedule struct {
 	// time the controller sees a CronJob it is status.lastScheduleTime, or the creation time if it never ran.
 	// +required
 	Since metav1.Time `json:"since"`
+}
+
+// RunTrigger says what started a run.
+// +kubebuilder:validation:Enum=Schedule;CatchUp;Queue;Manual;Backfill
+type RunTrigger string
+
+const (
+	// TriggeredBySchedule: the run started at (or within startingDeadlineSeconds of) its scheduled time,
+	// the first due time the controller met since it started.
+	TriggeredBySchedule RunTrigger = "Schedule"
+	// TriggeredByCatchUp: a missed run started late (after the controller was down, or under
+	// missedRunPolicy All).
+	TriggeredByCatchUp RunTrigger = "CatchUp"
+	// TriggeredByQueue: a run of status.queued started (concurrencyPolicy Enqueue).
+	TriggeredByQueue RunTrigger = "Queue"
+	// TriggeredByManual: a CronJobRun without spec.scheduledTime (run now).
+	TriggeredByManual RunTrigger = "Manual"
+	// TriggeredByBackfill: a CronJobRun with spec.scheduledTime.
+	TriggeredByBackfill RunTrigger = "Backfill"
+)
+
+// RunResult is how a run ended, or Running.
+// +kubebuilder:validation:Enum=Running;Succeeded;Failed;TimedOut;NeverStarted;Replaced;Deleted
+type RunResult string
+
+const (
+	// RunResultRunning: the run's Job has not finished.
+	RunResultRunning RunResult = "Running"
+	// RunResultSucceeded: the Job completed.
+	RunResultSucceeded RunResult = "Succeeded"
+	// RunResultFailed: the Job failed; reason is the Job's (BackoffLimitExceeded, DeadlineExceeded, ...).
+	RunResultFailed RunResult = "Failed"
+	// RunResultTimedOut: spec.runTimeoutSeconds passed; the controller deleted the Job (reason RunTimedOut).
+	RunResultTimedOut RunResult = "TimedOut"
+	// RunResultNeverStarted: spec.startTimeoutSeconds passed with no Pod started; the controller deleted the
+	// Job (reason RunNeverStarted).
+	RunResultNeverStarted RunResult = "NeverStarted"
+	// RunResultReplaced: concurrencyPolicy Replace deleted the Job for a newer run.
+	RunResultReplaced RunResult = "Replaced"
+	// RunResultDeleted: the Job went before it finished (deleted by someone, or by its
+	// ttlSecondsAfterFinished before the controller saw it finish).
+	RunResultDeleted RunResult = "Deleted"
+)
+
+// RunRecord is one run in status.recentRuns.
+type RunRecord struct {
+	// jobName is the name of the run's Job.
+	// +kubebuilder:validation:MaxLength=63
+	// +required
+	JobName string `json:"jobName"`
+	// scheduledTime is the scheduled time the run is for; for a manual run now, when its Job was created.
+	// +optional
+	ScheduledTime *metav1.Time `json:"scheduledTime,omitempty"`
+	// trigger is what started the run: Schedule, CatchUp, Queue, Manual or Backfill.
+	// +optional
+	Trigger RunTrigger `json:"trigger,omitempty"`
+	// startTime is when the run's Job was created, by the controller's clock.
+	// +required
+	StartTime metav1.Time `json:"startTime"`
+	// endTime is when the run ended: the Job's completion or failure time, or when the controller ended it
+	// or saw it gone. Unset while Running.
+	// +optional
+	EndTime *metav1.Time `json:"endTime,omitempty"`
+	// result is Running, or how the run ended: Succeeded, Failed, TimedOut, NeverStarted, Replaced, Deleted.
+	// +required
+	Result RunResult `json:"result"`
+	// reason is a one-word cause of a result other than Succeeded and Running: the Job's Failed condition
+	// reason, RunTimedOut, RunNeverStarted, Replaced or MissingJob.
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	Reason string `json:"reason,omitempty"`
 }
 
 // QueuedRun is a run waiting under concurrencyPolicy Enqueue.
@@ -332,6 +521,7 @@ type QueuedRun struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.maxQueuedRuns) || (has(self.spec.concurrencyPolicy) && self.spec.concurrencyPolicy == 'Enqueue')",message="spec.maxQueuedRuns is only allowed with concurrencyPolicy Enqueue: remove it or set concurrencyPolicy: Enqueue"
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.maxCatchUpRuns) || (has(self.spec.missedRunPolicy) && self.spec.missedRunPolicy == 'All')",message="spec.maxCatchUpRuns is only allowed with missedRunPolicy All: remove it or set missedRunPolicy: All"
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.jitterSeconds) || !has(self.spec.startingDeadlineSeconds) || self.spec.jitterSeconds == 0 || self.spec.jitterSeconds < self.spec.startingDeadlineSeconds",message="spec.jitterSeconds must be shorter than spec.startingDeadlineSeconds, or a delayed run could be past its deadline: lower the jitter or raise the deadline"
+// +kubebuilder:validation:XValidation:rule="!has(self.spec.startTimeoutSeconds) || !has(self.spec.runTimeoutSeconds) || self.spec.startTimeoutSeconds < self.spec.runTimeoutSeconds",message="spec.startTimeoutSeconds must be shorter than spec.runTimeoutSeconds, or the run timeout would always end a run first: lower startTimeoutSeconds or raise runTimeoutSeconds"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 52",message="metadata.name must be at most 52 characters: Job names add a dash and the scheduled minute and must fit 63"
 type CronJob struct {
 	metav1.TypeMeta   `json:",inline"`

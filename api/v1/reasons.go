@@ -21,6 +21,22 @@ const (
 	// ReasonFailedCreate (Warning event too): the Job of the due run could not be created, or a Job of its name belongs to
 	// someone else.
 	ReasonFailedCreate = "FailedCreate"
+	// ReasonPausedAfterFailures (Ready=False, Warning event too): spec.pauseAfterFailures runs in a row
+	// failed, and the controller suspended the CronJob; resume it to schedule again.
+	ReasonPausedAfterFailures = "PausedAfterFailures"
+
+	// ConditionHealthy is the dead-man's switch (spec.successDeadlineSeconds): True while the CronJob
+	// succeeded recently enough, False when not. Absent when spec.successDeadlineSeconds is unset.
+	ConditionHealthy = "Healthy"
+	// ReasonSucceededRecently (Healthy=True): the last success is within spec.successDeadlineSeconds, or
+	// the CronJob has not been scheduling that long.
+	ReasonSucceededRecently = "SucceededRecently"
+	// ReasonNoRecentSuccess (Healthy=False, Warning event too): no run succeeded within
+	// spec.successDeadlineSeconds.
+	ReasonNoRecentSuccess = "NoRecentSuccess"
+	// ReasonHealthSuspended (Healthy=True): suspended by a user, the switch waits; it counts again from the
+	// resume.
+	ReasonHealthSuspended = "Suspended"
 )
 
 // Reasons of the events about a CronJob that no condition carries.
@@ -54,6 +70,14 @@ const (
 	// ReasonQueuedRunExpired (Warning): a queued run was dropped: past startingDeadlineSeconds, or the
 	// policy is no longer Enqueue.
 	ReasonQueuedRunExpired = "QueuedRunExpired"
+	// ReasonRunTimedOut (Warning): a run did not finish within spec.runTimeoutSeconds; its Job was deleted.
+	ReasonRunTimedOut = "RunTimedOut"
+	// ReasonRunNeverStarted (Warning): no Pod of a run started within spec.startTimeoutSeconds; its Job was
+	// deleted.
+	ReasonRunNeverStarted = "RunNeverStarted"
+	// ReasonResumed (Normal): a CronJob paused after failures was resumed (spec.suspend false);
+	// consecutiveFailures restarts at 0.
+	ReasonResumed = "Resumed"
 )
 
 // Reasons of a CronJobRun's Ready condition and of the events about it. Those that reject a run say what to
