@@ -62,7 +62,7 @@ func (s *syncer) skip(scheduled time.Time, reason, note string, args ...any) {
 // that exists already is adopted when it is ours, and blocks the run when it is someone else's.
 func (s *syncer) createRun(ctx context.Context, scheduled time.Time, loc *time.Location) (failure string, err error) {
 	log := ctrl.LoggerFrom(ctx)
-	job := jobs.New(s.cj, scheduled, loc)
+	job := jobs.New(s.cj, scheduled, loc, s.now)
 	if s.r.Queue != nil {
 		// Its create event may come before the response; the reconcile settles it (expectedCreates).
 		s.r.expected.expect(client.ObjectKeyFromObject(s.cj), job.Name)

@@ -170,8 +170,13 @@ func TestCronJobRunCreatesTheJobOfTheCronJob(t *testing.T) {
 		Labels: map[string]string{"app": "hourly", cronjobv1.TriggerLabel: cronjobv1.TriggerManual},
 		Annotations: map[string]string{
 			cronjobv1.CronJobRunAnnotation: "manual",
-			// The run's time, in the CronJob's zone.
-			cronjobv1.ScheduledAtAnnotation: "2026-03-02T11:00:05+01:00",
+			// The run's time, in the CronJob's zone, also under batch/v1's key.
+			cronjobv1.ScheduledAtAnnotation:                "2026-03-02T11:00:05+01:00",
+			cronjobv1.UpstreamScheduledTimestampAnnotation: "2026-03-02T11:00:05+01:00",
+			// When the controller built it, by its clock: runTimeoutSeconds counts from here.
+			cronjobv1.CreatedAtAnnotation: "2026-03-02T10:00:05Z",
+			// What kubectl create job --from sets, for tools that know batch/v1's manual Jobs.
+			cronjobv1.UpstreamInstantiateAnnotation: "manual",
 		},
 		OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(cj, cronjobv1.GroupVersion.WithKind("CronJob"))},
 	}

@@ -144,13 +144,14 @@ func (s *runSyncer) adopt(ctx context.Context, cj *cronjobv1.CronJob, job *batch
 // controller owner, so its status.active and history limits count the Job) under the run's name, labelled
 // TriggerLabel=manual and annotated with the run's name. AlreadyExists adopts (see adopt).
 func (s *runSyncer) create(ctx context.Context, cj *cronjobv1.CronJob, name string, scheduled time.Time, loc *time.Location) (ctrl.Result, error) {
-	job := jobs.New(cj, scheduled, loc)
+	job := jobs.New(cj, scheduled, loc, s.now)
 	job.Name = name
 	if job.Labels == nil {
 		job.Labels = map[string]string{}
 	}
 	job.Labels[cronjobv1.TriggerLabel] = cronjobv1.TriggerManual
 	job.Annotations[cronjobv1.CronJobRunAnnotation] = s.run.Name
+	job.Annotations[cronjobv1.UpstreamInstantiateAnnotation] = "manual"
 	result, existing, err := jobs.Create(ctx, s.r.Client, s.r.APIReader, cj, job)
 	switch result {
 	case jobs.Unread:

@@ -87,7 +87,7 @@ func (contextWarnings) HandleWarningHeaderWithContext(ctx context.Context, code 
 //     webhook on Jobs that does not support dry runs, no right to create Jobs in the namespace): admission
 //     never blocks on the preflight.
 func (v *CronJobCustomValidator) preflight(ctx context.Context, cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location) (admission.Warnings, error) {
-	job := jobs.New(cj, scheduled, loc)
+	job := jobs.New(cj, scheduled, loc, scheduled) // a dry run: the created-at value is not stored
 	if cj.UID == "" {
 		job.OwnerReferences[0].UID = placeholderUID
 	}

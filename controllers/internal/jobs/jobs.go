@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
@@ -36,15 +37,17 @@ func RunName(cronJobName string, runUID types.UID) string {
 	return fmt.Sprintf("%s-m%09x", cronJobName, h.Sum64()&(1<<36-1))
 }
 
-// New builds the Job for the run scheduled at `scheduled`: the template's labels, annotations and spec,
-// the scheduled-at annotation (RFC 3339 in loc, the CronJob's time zone), the trigger label "schedule"
+// New builds the Job for the run scheduled at `scheduled`, at `created` by the controller's clock: the
+// template's labels, annotations and spec, the scheduled-at annotation and batch/v1's
+// cronjob-scheduled-timestamp (both RFC 3339 in loc, the CronJob's time zone), the created-at annotation
+// (RFC 3339 with nanoseconds, UTC: the run's start, see StartTime), the trigger label "schedule"
 // (cronjobv1.TriggerLabel; a CronJobRun's Job says "manual") and a controller owner reference
 // to the CronJob, so the garbage collector deletes the Job with its CronJob. Template labels and
 // annotations with the prefix cronjobv1.ReservedPrefix are dropped, not copied: the schema refuses them,
 // and a CronJob admitted before that rule still cannot forge the keys the operator reads (a cronjobrun
 // annotation would tie every scheduled Job to a run of the author's choosing). The pod template is copied
 // as it is: nothing reads our keys on Pods.
-func New(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location) *batchv1.Job {
+func New(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location, created time.Time) *batchv1.Job {
 	tmpl := cj.Spec.JobTemplate
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
@@ -61,6 +64,8 @@ func New(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location) *batchv
 		job.Annotations = map[string]string{}
 	}
 	job.Annotations[cronjobv1.ScheduledAtAnnotation] = scheduled.In(loc).Format(time.RFC3339)
+	job.Annotations[cronjobv1.UpstreamScheduledTimestampAnnotation] = scheduled.In(loc).Format(time.RFC3339)
+	job.Annotations[cronjobv1.CreatedAtAnnotation] = created.UTC().Format(time.RFC3339Nano)
 	if job.Labels == nil {
 		job.Labels = map[string]string{}
 	}
@@ -73,6 +78,23 @@ func withoutReserved(m map[string]string) map[string]string {
 	out := maps.Clone(m)
 	maps.DeleteFunc(out, func(k, _ string) bool { return strings.HasPrefix(k, cronjobv1.ReservedPrefix) })
 	return out
+}
+
+// StartTime is when the run of the Job started: its created-at annotation (the controller's clock when it
+// built the Job), else, for a Job created before that annotation or whose value does not parse, its
+// creationTimestamp (the API server's clock). runTimeoutSeconds and startTimeoutSeconds count from it.
+func StartTime(job *batchv1.Job) time.Time {
+	if at, err := time.Parse(time.RFC3339Nano, job.Annotations[cronjobv1.CreatedAtAnnotation]); err == nil {
+		return at
+	}
+	return job.CreationTimestamp.Time
+}
+
+// PodsStarted reports whether a Pod of the Job has started, as its status tells (no Pods are read): a
+// ready Pod, or a Pod that succeeded or failed. A Job whose Pods are unschedulable, cannot pull their
+// image, wait for a quota, or that is held suspended has none.
+func PodsStarted(job *batchv1.Job) bool {
+	return ptr.Deref(job.Status.Ready, 0) > 0 || job.Status.Succeeded > 0 || job.Status.Failed > 0
 }
 
 // Finished reports whether a Job has finished, and how: batchv1.JobComplete or batchv1.JobFailed.

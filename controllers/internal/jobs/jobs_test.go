@@ -106,7 +106,7 @@ func TestNew(t *testing.T) {
 				Name: "hourly-29540760", Namespace: Namespace,
 				Labels: map[string]string{"app": "hourly", cronjobv1.TriggerLabel: cronjobv1.TriggerSchedule},
 				Annotations: map[string]string{
-					"team": "batch", cronjobv1.ScheduledAtAnnotation: "2026-03-02T10:00:00Z",
+					"team": "batch", cronjobv1.ScheduledAtAnnotation: "2026-03-02T10:00:00Z", cronjobv1.UpstreamScheduledTimestampAnnotation: "2026-03-02T10:00:00Z", cronjobv1.CreatedAtAnnotation: createdAt,
 				},
 				OwnerReferences: ownerRef("hourly", "cj-uid"),
 			},
@@ -117,7 +117,7 @@ func TestNew(t *testing.T) {
 			want: metav1.ObjectMeta{
 				Name: "bare-29540760", Namespace: Namespace,
 				Labels:          map[string]string{cronjobv1.TriggerLabel: cronjobv1.TriggerSchedule},
-				Annotations:     map[string]string{cronjobv1.ScheduledAtAnnotation: "2026-03-02T10:00:00Z"},
+				Annotations:     map[string]string{cronjobv1.ScheduledAtAnnotation: "2026-03-02T10:00:00Z", cronjobv1.UpstreamScheduledTimestampAnnotation: "2026-03-02T10:00:00Z", cronjobv1.CreatedAtAnnotation: createdAt},
 				OwnerReferences: ownerRef("bare", "bare-uid"),
 			},
 		},
@@ -137,7 +137,7 @@ func TestNew(t *testing.T) {
 					cronjobv1.TriggerLabel: cronjobv1.TriggerSchedule,
 				},
 				Annotations: map[string]string{
-					"team": "batch", cronjobv1.ScheduledAtAnnotation: "2026-03-02T10:00:00Z",
+					"team": "batch", cronjobv1.ScheduledAtAnnotation: "2026-03-02T10:00:00Z", cronjobv1.UpstreamScheduledTimestampAnnotation: "2026-03-02T10:00:00Z", cronjobv1.CreatedAtAnnotation: createdAt,
 				},
 				OwnerReferences: ownerRef("hourly", "cj-uid"),
 			},
@@ -149,7 +149,7 @@ func TestNew(t *testing.T) {
 			want: metav1.ObjectMeta{
 				Name: "bare-29540760", Namespace: Namespace,
 				Labels:          map[string]string{cronjobv1.TriggerLabel: cronjobv1.TriggerSchedule},
-				Annotations:     map[string]string{cronjobv1.ScheduledAtAnnotation: "2026-03-02T10:00:00Z"},
+				Annotations:     map[string]string{cronjobv1.ScheduledAtAnnotation: "2026-03-02T10:00:00Z", cronjobv1.UpstreamScheduledTimestampAnnotation: "2026-03-02T10:00:00Z", cronjobv1.CreatedAtAnnotation: createdAt},
 				OwnerReferences: ownerRef("bare", "bare-uid"),
 			},
 		},
@@ -159,7 +159,7 @@ func TestNew(t *testing.T) {
 			want: metav1.ObjectMeta{
 				Name: "hourly-29540760", Namespace: Namespace,
 				Labels:          map[string]string{"app": "hourly", cronjobv1.TriggerLabel: cronjobv1.TriggerSchedule},
-				Annotations:     map[string]string{cronjobv1.ScheduledAtAnnotation: "2026-03-02T11:00:00+01:00"},
+				Annotations:     map[string]string{cronjobv1.ScheduledAtAnnotation: "2026-03-02T11:00:00+01:00", cronjobv1.UpstreamScheduledTimestampAnnotation: "2026-03-02T11:00:00+01:00", cronjobv1.CreatedAtAnnotation: createdAt},
 				OwnerReferences: ownerRef("hourly", "cj-uid"),
 			},
 		},
@@ -167,7 +167,7 @@ func TestNew(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			cj := tc.cronJob.Obj()
-			job := jobs.New(cj, tc.scheduled, tc.loc)
+			job := jobs.New(cj, tc.scheduled, tc.loc, created)
 			if diff := cmp.Diff(tc.want, job.ObjectMeta); diff != "" {
 				t.Errorf("Job metadata (-want,+got):\n%s", diff)
 			}
@@ -186,6 +186,13 @@ func TestNew(t *testing.T) {
 		})
 	}
 }
+
+// created is when the controller built the Jobs of TestNew: a second and a quarter after their scheduled
+// time, in Berlin, and createdAt its annotation (UTC, nanoseconds).
+var (
+	created   = TopOfTheHour.Add(1250 * time.Millisecond).In(time.FixedZone("CET", 3600))
+	createdAt = "2026-03-02T10:00:01.25Z"
+)
 
 // condition is a Job condition of the given type and status, at 10:07.
 func condition(typ batchv1.JobConditionType, status corev1.ConditionStatus) batchv1.JobCondition {
@@ -238,6 +245,52 @@ func TestFinished(t *testing.T) {
 			got.Done, got.How = jobs.Finished(job)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("Finished (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestStartTime(t *testing.T) {
+	creation := metav1.NewTime(HM(10, 3))
+	cases := map[string]struct {
+		annotation string // "" leaves it unset
+		want       time.Time
+	}{
+		"the created-at annotation, to the nanosecond":             {annotation: "2026-03-02T10:00:01.25Z", want: TopOfTheHour.Add(1250 * time.Millisecond)},
+		"no annotation: the creationTimestamp":                     {want: creation.Time},
+		"an annotation that does not parse: the creationTimestamp": {annotation: "yesterday", want: creation.Time},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: creation}}
+			if tc.annotation != "" {
+				job.Annotations = map[string]string{cronjobv1.CreatedAtAnnotation: tc.annotation}
+			}
+			if got := jobs.StartTime(job); !got.Equal(tc.want) {
+				t.Errorf("StartTime = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPodsStarted(t *testing.T) {
+	one := int32(1)
+	zero := int32(0)
+	cases := map[string]struct {
+		status batchv1.JobStatus
+		want   bool
+	}{
+		"a new Job, no status":                    {want: false},
+		"a Pod active but not ready (pulling)":    {status: batchv1.JobStatus{Active: 1, Ready: &zero}, want: false},
+		"a suspended Job":                         {status: batchv1.JobStatus{Conditions: []batchv1.JobCondition{condition(batchv1.JobSuspended, corev1.ConditionTrue)}}, want: false},
+		"a ready Pod":                             {status: batchv1.JobStatus{Active: 1, Ready: &one}, want: true},
+		"a Pod that succeeded":                    {status: batchv1.JobStatus{Succeeded: 1}, want: true},
+		"a Pod that failed, the next one pending": {status: batchv1.JobStatus{Active: 1, Ready: &zero, Failed: 1}, want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := jobs.PodsStarted(&batchv1.Job{Status: tc.status}); got != tc.want {
+				t.Errorf("PodsStarted = %t, want %t", got, tc.want)
 			}
 		})
 	}

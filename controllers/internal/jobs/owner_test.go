@@ -245,7 +245,7 @@ func TestCreate(t *testing.T) {
 					return c.Get(ctx, key, obj, opts...)
 				},
 			}, tc.existing...)
-			result, job, err := jobs.Create(context.Background(), c, c, hourly, jobs.New(hourly, TopOfTheHour, time.UTC))
+			result, job, err := jobs.Create(context.Background(), c, c, hourly, jobs.New(hourly, TopOfTheHour, time.UTC, TopOfTheHour))
 			got := outcome{Result: result}
 			if job != nil {
 				got.JobUID = job.UID
