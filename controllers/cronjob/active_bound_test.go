@@ -81,7 +81,7 @@ func TestActiveBound(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			cj := CronJobOf(tc.cronJob)
-			steadyStatus(cj)
+			steadyStatus(cj, tc.jobs...)
 			objs := []client.Object{cj}
 			for _, j := range tc.jobs {
 				objs = append(objs, j.DeepCopy())

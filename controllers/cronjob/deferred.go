@@ -95,6 +95,9 @@ func (r *Reconciler) applyDeferred(cj *cronjobv1.CronJob) (ok bool, createdJobs 
 	if finished, _ := jobs.Finished(rec.job); !finished {
 		jobs.AddActive(&cj.Status, rec.job)
 	}
+	if i := findRun(rec.status, rec.job.Name); i >= 0 && findRun(&cj.Status, rec.job.Name) < 0 {
+		cj.Status.RecentRuns = append(cj.Status.RecentRuns, rec.status.RecentRuns[i])
+	}
 	cj.Status.LastScheduleTime = laterTime(cj.Status.LastScheduleTime, &rec.scheduled)
 	return true, createdJobs
 }

@@ -102,7 +102,7 @@ func runMatrix(t *testing.T, cases map[string]scenario) {
 func (sc scenario) run(t *testing.T) outcome {
 	t.Helper()
 	cj := CronJobOf(sc.cronJob)
-	steadyStatus(cj)
+	steadyStatus(cj, sc.jobs...)
 	objs := []client.Object{cj}
 	for _, j := range sc.jobs {
 		objs = append(objs, j.DeepCopy())
@@ -208,7 +208,8 @@ func recording(funcs interceptor.Funcs, server client.Client, got *outcome) inte
 // force since the last run, or since creation), the Ready condition (Scheduled, or Suspended) and
 // schedule.Next (the first scheduled time after the last run, or after creation; none when suspended;
 // without jitter).
-func steadyStatus(cj *cronjobv1.CronJob) {
+func steadyStatus(cj *cronjobv1.CronJob, jobs ...*batchv1.Job) {
+	steadyHistory(cj, jobs)
 	suspended := ptr.Deref(cj.Spec.Suspend, false)
 	if cj.Status.NextScheduleTime == nil && !suspended && ptr.Deref(cj.Spec.JitterSeconds, 0) == 0 {
 		if sched, _, err := schedule.Parse(cj.Spec.Schedule, cj.Spec.TimeZone); err == nil {
@@ -298,4 +299,20 @@ func createFails(err error) interceptor.Funcs {
 	return interceptor.Funcs{Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
 		return err
 	}}
+}
+
+// steadyHistory fills in status.recentRuns and its counters as the reconciles that saw jobs (the Jobs of
+// the cache) would have left them, unless the case sets recentRuns itself: a Job's entry, with its
+// outcome if it finished, is part of the steady state, so that a status write means something changed.
+func steadyHistory(cj *cronjobv1.CronJob, jobs []*batchv1.Job) {
+	if len(cj.Status.RecentRuns) > 0 {
+		return
+	}
+	s := &syncer{r: &Reconciler{}, cj: cj}
+	for _, job := range jobs {
+		if metav1.IsControlledBy(job, cj) {
+			s.followRun(job, time.Time{})
+		}
+	}
+	boundHistory(cj)
 }

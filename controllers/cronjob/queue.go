@@ -34,6 +34,7 @@ func (s *syncer) serveQueue(ctx context.Context, d *decision) (failure string, e
 	}
 	due := s.out // the outcome describes the run due now; the queued one is Outcome.Dequeued
 	done, failure := s.adoptOrBlocked(ctx, d.head, d.loc)
+	s.trigger = cronjobv1.TriggeredByQueue
 	if !done {
 		failure, err = s.createRun(ctx, d.head, d.loc)
 	}

@@ -176,6 +176,7 @@ type ending struct {
 func (r *Reconciler) finish(ctx context.Context, s *syncer, w ending) Outcome {
 	out, key := s.out, w.req.NamespacedName
 	jobs.BoundActive(&s.cj.Status) // the sync counted every active Job; the status lists at most 100
+	boundHistory(s.cj)
 	changed := !equality.Semantic.DeepEqual(w.original.Status, s.cj.Status)
 	deferring := changed && !w.recording && w.syncErr == nil && s.created != nil && r.busy()
 	if !deferring && r.expected.settle(key, false) {

@@ -282,7 +282,13 @@ func TestReconcileOutcome(t *testing.T) {
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
 			cj := CronJobOf(tc.cronJob)
-			steadyStatus(cj)
+			var cached []*batchv1.Job
+			for _, o := range tc.jobs {
+				if j, ok := o.(*batchv1.Job); ok {
+					cached = append(cached, j)
+				}
+			}
+			steadyStatus(cj, cached...)
 			f := newFixture(t, tc.now, tc.funcs, append([]client.Object{cj}, tc.jobs...)...)
 			var observed []Outcome
 			f.r.OnReconcile = func(key types.NamespacedName, out Outcome) {

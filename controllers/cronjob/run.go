@@ -143,5 +143,6 @@ func (s *syncer) recordRun(job *batchv1.Job, scheduled time.Time) {
 	if finished, _ := jobs.Finished(job); !finished {
 		jobs.AddActive(&s.cj.Status, job)
 	}
+	s.recordStart(job, s.trigger)
 	s.cj.Status.LastScheduleTime = laterTime(s.cj.Status.LastScheduleTime, ptr.To(metav1.NewTime(scheduled)))
 }

@@ -33,6 +33,10 @@ type syncer struct {
 	// createdJobs are the names of the Jobs this reconcile created while other reconciles waited, whose
 	// SuccessfulCreate events are emitted when their runs are recorded (announceCreated).
 	createdJobs []string
+	// trigger is what starts the run whose Job createRun creates next (its status.recentRuns entry).
+	trigger cronjobv1.RunTrigger
+	// wakeAt is the earliest run timeout still ahead (timeout.go), zero if none: the requeue wakes then.
+	wakeAt time.Time
 }
 
 // announceCreated emits a SuccessfulCreate event about cj for each of the Jobs names. Under Jobs first (deferred.go)
@@ -57,6 +61,10 @@ func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 	res, err := s.scheduleRun(ctx)
 	if err = errors.Join(err, pruneErr); err != nil {
 		return ctrl.Result{}, err
+	}
+	// A run timeout ahead wakes the reconcile, also when the schedule asks for none (suspended).
+	if after, ok := schedule.RequeueAfter(s.wakeAt, s.now); ok && (res.RequeueAfter == 0 || after < res.RequeueAfter) {
+		res.RequeueAfter = after
 	}
 	return res, nil
 }
@@ -159,6 +167,10 @@ func (s *syncer) actOnDue(ctx context.Context, d *decision) (failure string, err
 	}
 	s.warnMissed(d)
 	s.out.Scheduled = d.due
+	s.trigger = cronjobv1.TriggeredBySchedule
+	if d.catchUp || d.plan.Unmet > 1 || d.due.Before(s.r.firstReconcile(s.now)) {
+		s.trigger = cronjobv1.TriggeredByCatchUp // as countStarted counts it
+	}
 	failure, err = s.startRun(ctx, d)
 	if s.out.Run == RunCreated {
 		s.countStarted(d.due, d.plan.Unmet, d.catchUp, schedule.RunDelay(s.cj, d.sched, schedule.EarliestTime(s.cj), d.due))
@@ -246,6 +258,7 @@ func (s *syncer) startRun(ctx context.Context, d *decision) (failure string, err
 				return fmt.Sprintf("deleting active job %s for concurrencyPolicy Replace: %v", ref.Name, err), err
 			}
 			jobs.RemoveActive(&s.cj.Status, ref.UID)
+			s.endRun(ref.Name, cronjobv1.RunResultReplaced, string(cronjobv1.RunResultReplaced), s.now)
 		}
 	}
 	return s.createRun(ctx, d.due, d.loc)

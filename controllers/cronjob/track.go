@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -24,10 +27,13 @@ import (
 //     could start a second Job; here it counts;
 //   - a Job in status.active that the cache does not have is dropped only after a live GET confirms it is
 //     gone (MissingJob), because the cache may simply not have seen it yet;
-//   - lastSuccessfulTime and lastFailureTime follow the newest finished Jobs and never move back.
+//   - lastSuccessfulTime and lastFailureTime follow the newest finished Jobs and never move back;
+//   - status.recentRuns follows every Job (history.go), and the runs past a timeout end (timeout.go).
 func (s *syncer) trackJobs(ctx context.Context) error {
 	seen := make(map[types.UID]bool, len(s.jobs))
+	cutoff := historyCutoff(&s.cj.Status)
 	for _, job := range s.jobs {
+		s.followRun(job, cutoff)
 		seen[job.UID] = true
 		finished, how := jobs.Finished(job)
 		switch {
@@ -55,10 +61,12 @@ func (s *syncer) trackJobs(ctx context.Context) error {
 		case apierrors.IsNotFound(err) || (err == nil && live.UID != ref.UID):
 			jobs.RemoveActive(&s.cj.Status, ref.UID)
 			s.event(corev1.EventTypeNormal, cronjobv1.ReasonMissingJob, "Track", "Active job went missing: %s", ref.Name)
+			s.endGone(ref.Name)
 		case err != nil:
 			return fmt.Errorf("getting active job %s: %w", ref.Name, err)
 		case !jobs.IsOwnedBy(&live, s.cj):
 			jobs.RemoveActive(&s.cj.Status, ref.UID)
+			s.endGone(ref.Name)
 			s.event(corev1.EventTypeWarning, cronjobv1.ReasonUnexpectedJob, "Track",
 				"Job %s in status.active is not controlled by this CronJob; dropped it", ref.Name)
 		default:
@@ -67,7 +75,54 @@ func (s *syncer) trackJobs(ctx context.Context) error {
 				jobs.RemoveActive(&s.cj.Status, ref.UID)
 				s.event(corev1.EventTypeNormal, cronjobv1.ReasonSawCompletedJob, "Track",
 					"Saw completed job: %s, condition: %s", live.Name, how)
+				s.followRun(&live, cutoff)
 			}
+		}
+	}
+	if err := s.endVanished(ctx, seen); err != nil {
+		return err
+	}
+	return s.endTimedOut(ctx)
+}
+
+// endGone ends the Running entry of a Job that went missing: Deleted (reason MissingJob), or the timeout
+// it was past (goneResult), which is then a failure and sets lastFailureTime.
+func (s *syncer) endGone(name string) {
+	i := findRun(&s.cj.Status, name)
+	if i < 0 || s.cj.Status.RecentRuns[i].Result != cronjobv1.RunResultRunning {
+		return
+	}
+	result, reason := goneResult(&s.cj.Spec, s.cj.Status.RecentRuns[i].StartTime.Time, s.now)
+	s.endRun(name, result, reason, s.now)
+	if result != cronjobv1.RunResultDeleted {
+		s.cj.Status.LastFailureTime = laterTime(s.cj.Status.LastFailureTime, ptr.To(metav1.NewTime(s.now)))
+	}
+}
+
+// endVanished ends the Running entries of Jobs that are neither in the cache nor in status.active (listed
+// beyond its bound, or lost with a status write) once a live GET confirms they are gone. Usually there are
+// none, and nothing is read.
+func (s *syncer) endVanished(ctx context.Context, seen map[types.UID]bool) error {
+	names := make(map[string]bool, len(s.jobs)+len(s.cj.Status.Active))
+	for _, job := range s.jobs {
+		names[job.Name] = true
+	}
+	for _, ref := range s.cj.Status.Active {
+		names[ref.Name] = true
+	}
+	for _, r := range append([]cronjobv1.RunRecord(nil), s.cj.Status.RecentRuns...) {
+		if r.Result != cronjobv1.RunResultRunning || names[r.JobName] {
+			continue
+		}
+		var live batchv1.Job
+		err := s.r.APIReader.Get(ctx, types.NamespacedName{Namespace: s.cj.Namespace, Name: r.JobName}, &live)
+		switch {
+		case apierrors.IsNotFound(err) || (err == nil && !jobs.IsOwnedBy(&live, s.cj)):
+			s.endGone(r.JobName)
+		case err != nil:
+			return fmt.Errorf("getting job %s of status.recentRuns: %w", r.JobName, err)
+		case !seen[live.UID]:
+			s.followRun(&live, time.Time{}) // not in the cache yet: the server says how it stands
 		}
 	}
 	return nil

@@ -17,6 +17,7 @@ const (
 	MetricRunsMissed         = "cronjob_operator_runs_missed_total"
 	MetricJobCreateFailures  = "cronjob_operator_job_create_failures_total"
 	MetricJobsDeleted        = "cronjob_operator_jobs_deleted_total"
+	MetricRunsEnded          = "cronjob_operator_runs_ended_total"
 	MetricCronJobInfo        = "cronjob_operator_cronjob_info"
 	MetricCronJobCreated     = "cronjob_operator_cronjob_created"
 	MetricNextScheduleTime   = "cronjob_operator_cronjob_next_schedule_time"
@@ -34,7 +35,7 @@ const (
 // per-CronJob state metrics.
 func MetricNames() []string {
 	return []string{
-		MetricJobCreationSkew, MetricRunsStarted, MetricRunsMissed, MetricJobCreateFailures, MetricJobsDeleted,
+		MetricJobCreationSkew, MetricRunsStarted, MetricRunsMissed, MetricJobCreateFailures, MetricJobsDeleted, MetricRunsEnded,
 		MetricCronJobInfo, MetricCronJobCreated, MetricNextScheduleTime, MetricLastScheduleTime,
 		MetricLastSuccessfulTime, MetricLastFailureTime, MetricActive, MetricQueued, MetricSuspend, MetricCondition,
 	}
@@ -86,6 +87,18 @@ const (
 	DeletedHistory = "history"
 	// DeletedReplace: an active Job replaced by a new run (concurrencyPolicy Replace).
 	DeletedReplace = "replace"
+	// DeletedTimeout: an active Job past spec.runTimeoutSeconds or spec.startTimeoutSeconds.
+	DeletedTimeout = "timeout"
+)
+
+// Values of the result label of runs_ended_total: how a run of status.recentRuns ended, one count per run.
+const (
+	EndedSucceeded    = "succeeded"
+	EndedFailed       = "failed"
+	EndedTimedOut     = "timed_out"
+	EndedNeverStarted = "never_started"
+	EndedReplaced     = "replaced"
+	EndedDeleted      = "deleted"
 )
 
 // skewBuckets resolve our start skew (tens of milliseconds, README "Benchmarks") up to the top bucket of
@@ -100,6 +113,7 @@ type Metrics struct {
 	missed         *prometheus.CounterVec
 	createFailures prometheus.Counter
 	deleted        *prometheus.CounterVec
+	ended          *prometheus.CounterVec
 }
 
 // NewMetrics returns metrics registered nowhere (tests register them on a registry of their own). Every
@@ -129,8 +143,12 @@ func NewMetrics() *Metrics {
 		}),
 		deleted: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: MetricJobsDeleted,
-			Help: "Jobs the controller deleted, by reason: history (beyond the history limits) or replace (concurrencyPolicy Replace).",
+			Help: "Jobs the controller deleted, by reason: history (beyond the history limits), replace (concurrencyPolicy Replace) or timeout (runTimeoutSeconds, startTimeoutSeconds).",
 		}, []string{"reason"}),
+		ended: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: MetricRunsEnded,
+			Help: "Runs that ended, once per run, by result: succeeded, failed, timed_out, never_started, replaced or deleted (status.recentRuns).",
+		}, []string{"result"}),
 	}
 	for _, t := range []string{TriggerSchedule, TriggerCatchUp, TriggerQueued, TriggerManual} {
 		m.started.WithLabelValues(t)
@@ -139,15 +157,18 @@ func NewMetrics() *Metrics {
 		MissedQueueFull, MissedQueueExpired} {
 		m.missed.WithLabelValues(r)
 	}
-	for _, r := range []string{DeletedHistory, DeletedReplace} {
+	for _, r := range []string{DeletedHistory, DeletedReplace, DeletedTimeout} {
 		m.deleted.WithLabelValues(r)
+	}
+	for _, r := range []string{EndedSucceeded, EndedFailed, EndedTimedOut, EndedNeverStarted, EndedReplaced, EndedDeleted} {
+		m.ended.WithLabelValues(r)
 	}
 	return m
 }
 
 // Collectors returns the metrics, to register them.
 func (m *Metrics) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.skew, m.started, m.missed, m.createFailures, m.deleted}
+	return []prometheus.Collector{m.skew, m.started, m.missed, m.createFailures, m.deleted, m.ended}
 }
 
 // DefaultMetrics returns the metrics registered on controller-runtime's registry, which its metrics server
@@ -199,7 +220,14 @@ func (m *Metrics) JobCreateFailed() {
 	}
 }
 
-// JobDeleted counts a Job the controller deleted, for reason (DeletedHistory or DeletedReplace).
+// RunEnded counts a run that ended, for result (EndedSucceeded ... EndedDeleted).
+func (m *Metrics) RunEnded(result string) {
+	if m != nil {
+		m.ended.WithLabelValues(result).Inc()
+	}
+}
+
+// JobDeleted counts a Job the controller deleted, for reason (DeletedHistory, DeletedReplace, DeletedTimeout).
 func (m *Metrics) JobDeleted(reason string) {
 	if m != nil {
 		m.deleted.WithLabelValues(reason).Inc()
