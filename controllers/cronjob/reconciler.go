@@ -84,7 +84,7 @@ func (r *Reconciler) firstReconcile(now time.Time) time.Time {
 	return r.started
 }
 
-// +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=get;list;watch
+// +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs/status,verbs=get;update
 // Update of cronjobs/finalizers: each Job's owner reference sets blockOwnerDeletion, and clusters with the
 // OwnerReferencesPermissionEnforcement admission plugin (OpenShift, some hardened clusters) let only a

@@ -62,9 +62,12 @@ func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 	if err = errors.Join(err, pruneErr); err != nil {
 		return ctrl.Result{}, err
 	}
-	// A run timeout ahead wakes the reconcile, also when the schedule asks for none (suspended).
-	if after, ok := schedule.RequeueAfter(s.wakeAt, s.now); ok && (res.RequeueAfter == 0 || after < res.RequeueAfter) {
-		res.RequeueAfter = after
+	// A run timeout or the dead-man's switch ahead wakes the reconcile, also when the schedule asks for
+	// no wakeup (suspended).
+	for _, at := range []time.Time{s.wakeAt, s.setHealthy()} {
+		if after, ok := schedule.RequeueAfter(at, s.now); ok && (res.RequeueAfter == 0 || after < res.RequeueAfter) {
+			res.RequeueAfter = after
+		}
 	}
 	return res, nil
 }
@@ -74,6 +77,9 @@ func (s *syncer) sync(ctx context.Context) (ctrl.Result, error) {
 func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	if s.cj.DeletionTimestamp != nil {
 		return ctrl.Result{}, nil
+	}
+	if err := s.pauseOrResume(ctx); err != nil {
+		return ctrl.Result{}, err
 	}
 	editedAt, err := s.scheduleEditTime(ctx)
 	if err != nil {
@@ -129,6 +135,10 @@ func (s *syncer) haltSuspended(d *decision) {
 	s.cj.Status.NextScheduleTime = nil
 	s.drop(d.drops, d.loc)
 	s.cj.Status.Queued = nil
+	if paused(s.cj) {
+		setReady(s.cj, metav1.ConditionFalse, cronjobv1.ReasonPausedAfterFailures, pausedMessage(s.cj), s.now)
+		return
+	}
 	setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonSuspended, "spec.suspend is true: no new runs start", s.now)
 }
 

@@ -103,6 +103,8 @@ var managerNeeds = []request{
 	{verb: "list", group: "batch.cronjob-operator.dev", resource: "cronjobs"},
 	{verb: "watch", group: "batch.cronjob-operator.dev", resource: "cronjobs"},
 	{verb: "get", group: "batch.cronjob-operator.dev", resource: "cronjobs", namespace: anyNamespace},
+	// pauseAfterFailures: one merge patch of spec.suspend and the paused-at annotation (pause.go).
+	{verb: "patch", group: "batch.cronjob-operator.dev", resource: "cronjobs", namespace: anyNamespace},
 	{verb: "update", group: "batch.cronjob-operator.dev", resource: "cronjobs", subresource: "status", namespace: anyNamespace},
 	{verb: "update", group: "batch.cronjob-operator.dev", resource: "cronjobs", subresource: "finalizers", namespace: anyNamespace},
 	{verb: "list", group: "batch.cronjob-operator.dev", resource: "cronjobruns"},
@@ -137,10 +139,10 @@ var managerNeeds = []request{
 // turn against the cluster: change the users' CronJobs or the CRD, take over other admission webhooks,
 // read Secrets, run Pods, widen its own rights.
 var managerMustNot = []request{
-	// The users' CronJobs are theirs: the controller writes only their status.
+	// The users' CronJobs are theirs: the controller writes their status, and patches only to pause one
+	// after failures (spec.suspend and the paused-at annotation; managerNeeds).
 	{verb: "create", group: "batch.cronjob-operator.dev", resource: "cronjobs", namespace: anyNamespace},
 	{verb: "update", group: "batch.cronjob-operator.dev", resource: "cronjobs", namespace: anyNamespace},
-	{verb: "patch", group: "batch.cronjob-operator.dev", resource: "cronjobs", namespace: anyNamespace},
 	{verb: "delete", group: "batch.cronjob-operator.dev", resource: "cronjobs", namespace: anyNamespace},
 	{verb: "patch", group: "batch.cronjob-operator.dev", resource: "cronjobs", subresource: "status", namespace: anyNamespace},
 	// Runs are the users' requests: the controller follows, updates (its owner reference) and prunes them.
