@@ -298,3 +298,48 @@ func (w *CronJobWrapper) Active(jobs ...*batchv1.Job) *CronJobWrapper {
 	}
 	return w
 }
+
+// RunTimeoutSeconds sets spec.runTimeoutSeconds.
+func (w *CronJobWrapper) RunTimeoutSeconds(seconds int64) *CronJobWrapper {
+	w.Spec.RunTimeoutSeconds = ptr.To(seconds)
+	return w
+}
+
+// StartTimeoutSeconds sets spec.startTimeoutSeconds.
+func (w *CronJobWrapper) StartTimeoutSeconds(seconds int64) *CronJobWrapper {
+	w.Spec.StartTimeoutSeconds = ptr.To(seconds)
+	return w
+}
+
+// SuccessDeadlineSeconds sets spec.successDeadlineSeconds.
+func (w *CronJobWrapper) SuccessDeadlineSeconds(seconds int64) *CronJobWrapper {
+	w.Spec.SuccessDeadlineSeconds = ptr.To(seconds)
+	return w
+}
+
+// PauseAfterFailures sets spec.pauseAfterFailures.
+func (w *CronJobWrapper) PauseAfterFailures(n int32) *CronJobWrapper {
+	w.Spec.PauseAfterFailures = ptr.To(n)
+	return w
+}
+
+// RecentRunsLimit sets spec.recentRunsLimit.
+func (w *CronJobWrapper) RecentRunsLimit(n int32) *CronJobWrapper {
+	w.Spec.RecentRunsLimit = ptr.To(n)
+	return w
+}
+
+// ConsecutiveFailures sets status.consecutiveFailures.
+func (w *CronJobWrapper) ConsecutiveFailures(n int32) *CronJobWrapper {
+	w.Status.ConsecutiveFailures = n
+	return w
+}
+
+// Annotation sets an annotation of the CronJob.
+func (w *CronJobWrapper) Annotation(key, value string) *CronJobWrapper {
+	if w.Annotations == nil {
+		w.Annotations = map[string]string{}
+	}
+	w.Annotations[key] = value
+	return w
+}
