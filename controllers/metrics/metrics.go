@@ -28,6 +28,14 @@ const (
 	MetricQueued             = "cronjob_operator_cronjob_status_queued"
 	MetricSuspend            = "cronjob_operator_cronjob_spec_suspend"
 	MetricCondition          = "cronjob_operator_cronjob_status_condition"
+	// Issue 24: timeouts, the dead-man's switch, pause after failures and the run counts.
+	MetricRunTimeout          = "cronjob_operator_cronjob_spec_run_timeout_seconds"
+	MetricStartTimeout        = "cronjob_operator_cronjob_spec_start_timeout_seconds"
+	MetricSuccessDeadline     = "cronjob_operator_cronjob_spec_success_deadline_seconds"
+	MetricPaused              = "cronjob_operator_cronjob_paused"
+	MetricConsecutiveFailures = "cronjob_operator_cronjob_status_consecutive_failures"
+	MetricSucceededRuns       = "cronjob_operator_cronjob_status_succeeded_runs"
+	MetricFailedRuns          = "cronjob_operator_cronjob_status_failed_runs"
 )
 
 // MetricNames returns the names of the metrics the operator exports beside controller-runtime's: the
@@ -38,6 +46,8 @@ func MetricNames() []string {
 		MetricJobCreationSkew, MetricRunsStarted, MetricRunsMissed, MetricJobCreateFailures, MetricJobsDeleted, MetricRunsEnded,
 		MetricCronJobInfo, MetricCronJobCreated, MetricNextScheduleTime, MetricLastScheduleTime,
 		MetricLastSuccessfulTime, MetricLastFailureTime, MetricActive, MetricQueued, MetricSuspend, MetricCondition,
+		MetricRunTimeout, MetricStartTimeout, MetricSuccessDeadline, MetricPaused, MetricConsecutiveFailures,
+		MetricSucceededRuns, MetricFailedRuns,
 	}
 }
 

@@ -90,10 +90,15 @@ func seriesCount(families map[string]*dto.MetricFamily) int {
 // active Jobs, suspend, and the Ready condition as three series; the same with and without gzip.
 func TestStateMetrics(t *testing.T) {
 	ready := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: cronjobv1.ReasonScheduled, LastTransitionTime: metav1.NewTime(PriorHour)}
+	healthy := metav1.Condition{Type: cronjobv1.ConditionHealthy, Status: metav1.ConditionFalse, Reason: cronjobv1.ReasonNoRecentSuccess, LastTransitionTime: metav1.NewTime(PriorHour)}
+	hourly := Hourly().TimeZone("Europe/Berlin").LastScheduleTime(PriorHour).LastSuccessfulTime(PriorHour.Add(time.Minute)).
+		LastFailureTime(PriorHour.Add(-59*time.Minute)).Active(RunningJob(PriorHour)).Condition(ready).Condition(healthy).
+		RunTimeoutSeconds(600).SuccessDeadlineSeconds(7200).ConsecutiveFailures(2)
+	hourly.Status.SucceededRuns, hourly.Status.FailedRuns = 5, 3
 	f := FakeClient(nil, interceptor.Funcs{},
-		CronJobOf(Hourly().TimeZone("Europe/Berlin").LastScheduleTime(PriorHour).LastSuccessfulTime(PriorHour.Add(time.Minute)).
-			LastFailureTime(PriorHour.Add(-59*time.Minute)).Active(RunningJob(PriorHour)).Condition(ready)),
+		CronJobOf(hourly),
 		CronJobOf(builders.MakeCronJob("paused", Namespace).Schedule("*/5 * * * *").Forbid().Suspend().
+			Annotation(cronjobv1.PausedAtAnnotation, "2026-03-02T08:00:00Z").ConsecutiveFailures(4).
 			UID("paused-uid").CreationTimestamp(CreationTime).Generation(1)),
 	)
 	_, url := leadingStateMetrics(t, f)
@@ -111,8 +116,11 @@ cronjob_operator_cronjob_status_queued{cronjob="paused",namespace="ns"} 0
 # TYPE cronjob_operator_cronjob_spec_suspend gauge
 cronjob_operator_cronjob_spec_suspend{cronjob="hourly",namespace="ns"} 0
 cronjob_operator_cronjob_spec_suspend{cronjob="paused",namespace="ns"} 1
-# HELP cronjob_operator_cronjob_status_condition The CronJob's conditions: 1 on the series of the current status (true, false or unknown), 0 on the others.
+# HELP cronjob_operator_cronjob_status_condition The CronJob's conditions, Ready and (with spec.successDeadlineSeconds) Healthy: 1 on the series of the current status (true, false or unknown), 0 on the others.
 # TYPE cronjob_operator_cronjob_status_condition gauge
+cronjob_operator_cronjob_status_condition{condition="Healthy",cronjob="hourly",namespace="ns",reason="NoRecentSuccess",status="false"} 1
+cronjob_operator_cronjob_status_condition{condition="Healthy",cronjob="hourly",namespace="ns",reason="NoRecentSuccess",status="true"} 0
+cronjob_operator_cronjob_status_condition{condition="Healthy",cronjob="hourly",namespace="ns",reason="NoRecentSuccess",status="unknown"} 0
 cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="hourly",namespace="ns",reason="Scheduled",status="false"} 0
 cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="hourly",namespace="ns",reason="Scheduled",status="true"} 1
 cronjob_operator_cronjob_status_condition{condition="Ready",cronjob="hourly",namespace="ns",reason="Scheduled",status="unknown"} 0
@@ -139,6 +147,28 @@ cronjob_operator_cronjob_status_last_failure_time{cronjob="hourly",namespace="ns
 # TYPE cronjob_operator_cronjob_created gauge
 cronjob_operator_cronjob_created{cronjob="hourly",namespace="ns"} ` + unix(CreationTime) + `
 cronjob_operator_cronjob_created{cronjob="paused",namespace="ns"} ` + unix(CreationTime) + `
+# HELP cronjob_operator_cronjob_spec_run_timeout_seconds spec.runTimeoutSeconds, in seconds. Absent when unset.
+# TYPE cronjob_operator_cronjob_spec_run_timeout_seconds gauge
+cronjob_operator_cronjob_spec_run_timeout_seconds{cronjob="hourly",namespace="ns"} 600
+# HELP cronjob_operator_cronjob_spec_success_deadline_seconds spec.successDeadlineSeconds (the dead-man's switch), in seconds. Absent when unset.
+# TYPE cronjob_operator_cronjob_spec_success_deadline_seconds gauge
+cronjob_operator_cronjob_spec_success_deadline_seconds{cronjob="hourly",namespace="ns"} 7200
+# HELP cronjob_operator_cronjob_paused 1 when the controller paused the CronJob after spec.pauseAfterFailures failed runs in a row (spec.suspend true and the paused-at annotation), else 0.
+# TYPE cronjob_operator_cronjob_paused gauge
+cronjob_operator_cronjob_paused{cronjob="hourly",namespace="ns"} 0
+cronjob_operator_cronjob_paused{cronjob="paused",namespace="ns"} 1
+# HELP cronjob_operator_cronjob_status_consecutive_failures status.consecutiveFailures: failed runs in a row since the last success or resume.
+# TYPE cronjob_operator_cronjob_status_consecutive_failures gauge
+cronjob_operator_cronjob_status_consecutive_failures{cronjob="hourly",namespace="ns"} 2
+cronjob_operator_cronjob_status_consecutive_failures{cronjob="paused",namespace="ns"} 4
+# HELP cronjob_operator_cronjob_status_succeeded_runs status.succeededRuns: runs that succeeded since the controller first tracked the CronJob.
+# TYPE cronjob_operator_cronjob_status_succeeded_runs gauge
+cronjob_operator_cronjob_status_succeeded_runs{cronjob="hourly",namespace="ns"} 5
+cronjob_operator_cronjob_status_succeeded_runs{cronjob="paused",namespace="ns"} 0
+# HELP cronjob_operator_cronjob_status_failed_runs status.failedRuns: runs that failed (Failed, TimedOut, NeverStarted) since the controller first tracked the CronJob.
+# TYPE cronjob_operator_cronjob_status_failed_runs gauge
+cronjob_operator_cronjob_status_failed_runs{cronjob="hourly",namespace="ns"} 3
+cronjob_operator_cronjob_status_failed_runs{cronjob="paused",namespace="ns"} 0
 `
 
 	if err := testutil.ScrapeAndCompare(url, strings.NewReader(want)); err != nil {
@@ -152,9 +182,10 @@ cronjob_operator_cronjob_created{cronjob="paused",namespace="ns"} ` + unix(Creat
 	if diff := cmp.Diff(plain, gzipped, cmp.Comparer(func(a, b *dto.MetricFamily) bool { return a.String() == b.String() })); diff != "" {
 		t.Errorf("gzip changes the series (-plain +gzip):\n%s", diff)
 	}
-	// At most 12 series per CronJob (README "Monitoring" sizes a scrape from it).
-	if n := seriesCount(plain); n != 12+8 {
-		t.Errorf("series: got %d, want 20 (12 for hourly, 8 for paused: suspended, no status times)", n)
+	// 16 series per CronJob, 22 with the timeouts and the dead-man's switch set (README "Monitoring" sizes
+	// a scrape from it): hourly sets two of the three fields and has Healthy; paused has no status times.
+	if n := seriesCount(plain); n != 21+12 {
+		t.Errorf("series: got %d, want 33 (21 for hourly, 12 for paused: suspended, no status times)", n)
 	}
 }
 
