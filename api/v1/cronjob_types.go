@@ -516,6 +516,8 @@ type QueuedRun struct {
 // +kubebuilder:printcolumn:name="Active",type=string,JSONPath=`.status.active[*].name`,description="Names of the active Jobs"
 // +kubebuilder:printcolumn:name="Last Schedule",type=date,JSONPath=`.status.lastScheduleTime`
 // +kubebuilder:printcolumn:name="Next",type=string,JSONPath=`.status.nextScheduleTime`,description="When the next run starts (RFC 3339, UTC)"
+// +kubebuilder:printcolumn:name="Failures",type=integer,JSONPath=`.status.consecutiveFailures`,description="Failed runs in a row (status.consecutiveFailures)"
+// +kubebuilder:printcolumn:name="Healthy",type=string,JSONPath=`.status.conditions[?(@.type=="Healthy")].status`,priority=1,description="The dead-man's switch (spec.successDeadlineSeconds), when set"
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.maxActiveJobs) || !has(self.spec.concurrencyPolicy) || self.spec.concurrencyPolicy in ['Allow', 'Enqueue']",message="spec.maxActiveJobs is only allowed with concurrencyPolicy Allow or Enqueue: Forbid and Replace run one Job at a time; remove maxActiveJobs or change the policy"
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.maxQueuedRuns) || (has(self.spec.concurrencyPolicy) && self.spec.concurrencyPolicy == 'Enqueue')",message="spec.maxQueuedRuns is only allowed with concurrencyPolicy Enqueue: remove it or set concurrencyPolicy: Enqueue"

@@ -1,0 +1,96 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/utils/ptr"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+)
+
+func (e *env) historyCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "history NAME",
+		Short: "Print the last runs of the CronJob NAME (status.recentRuns) with their outcome",
+		Long: `Prints what the controller recorded of the CronJob NAME's last runs (status.recentRuns): a few header
+lines (schedule, state, the run counts, consecutive failures, the Healthy condition when
+spec.successDeadlineSeconds is set), then one line per run, newest first: its Job, the scheduled time in
+the CronJob's time zone, what started it (Schedule, CatchUp, Queue, Manual, Backfill), when it started,
+how long it ran (or has been running), its result (Running, Succeeded, Failed, TimedOut, NeverStarted,
+Replaced, Deleted) and the reason. The list holds every active run and the newest spec.recentRunsLimit
+(default 10) finished ones. It needs only get on cronjobs.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return e.history(cmd.Context(), args[0])
+		},
+	}
+}
+
+// history prints the CronJob's header lines and its recentRuns as a table.
+func (e *env) history(ctx context.Context, name string) error {
+	c, ns, err := e.clientAndNamespace()
+	if err != nil {
+		return err
+	}
+	cj, err := c.GetCronJob(ctx, ns, name)
+	if err != nil {
+		return fmt.Errorf("reading CronJob %s in namespace %s: %w", name, ns, err)
+	}
+	loc, err := time.LoadLocation(ptr.Deref(cj.Spec.TimeZone, "UTC"))
+	if err != nil {
+		loc = time.UTC
+	}
+	now := e.clk.Now()
+	state := "scheduling"
+	switch pausedAt, paused := cj.Annotations[cronjobv1.PausedAtAnnotation]; {
+	case ptr.Deref(cj.Spec.Suspend, false) && paused:
+		state = fmt.Sprintf("paused after failures at %s (kubectl cjo resume %s)", pausedAt, name)
+	case ptr.Deref(cj.Spec.Suspend, false):
+		state = "suspended"
+	}
+	w := tabwriter.NewWriter(e.out, 0, 4, 2, ' ', 0)
+	_, _ = fmt.Fprintf(w, "CronJob:\t%s/%s\n", ns, name)
+	_, _ = fmt.Fprintf(w, "Schedule:\t%s (%s)\n", cj.Spec.Schedule, loc)
+	_, _ = fmt.Fprintf(w, "State:\t%s\n", state)
+	_, _ = fmt.Fprintf(w, "Runs:\t%d succeeded, %d failed, %d failed in a row\n",
+		cj.Status.SucceededRuns, cj.Status.FailedRuns, cj.Status.ConsecutiveFailures)
+	if h := meta.FindStatusCondition(cj.Status.Conditions, cronjobv1.ConditionHealthy); h != nil {
+		_, _ = fmt.Fprintf(w, "Healthy:\t%s (%s): %s\n", h.Status, h.Reason, h.Message)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if len(cj.Status.RecentRuns) == 0 {
+		_, err := fmt.Fprintln(e.out, "\nNo runs recorded yet.")
+		return err
+	}
+	_, _ = fmt.Fprintln(e.out)
+	w = tabwriter.NewWriter(e.out, 0, 4, 2, ' ', 0)
+	_, _ = fmt.Fprintln(w, "JOB\tSCHEDULED\tTRIGGER\tSTARTED\tDURATION\tRESULT\tREASON")
+	for _, r := range cj.Status.RecentRuns {
+		scheduled := "-"
+		if r.ScheduledTime != nil {
+			scheduled = r.ScheduledTime.In(loc).Format(time.RFC3339)
+		}
+		took := "-"
+		switch {
+		case r.EndTime != nil:
+			took = duration.HumanDuration(r.EndTime.Sub(r.StartTime.Time))
+		case r.Result == cronjobv1.RunResultRunning:
+			took = duration.HumanDuration(now.Sub(r.StartTime.Time)) + " so far"
+		}
+		reason := r.Reason
+		if reason == "" {
+			reason = "-"
+		}
+		_, _ = fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.JobName, scheduled, r.Trigger,
+			r.StartTime.In(loc).Format(time.RFC3339), took, r.Result, reason)
+	}
+	return w.Flush()
+}
