@@ -215,10 +215,16 @@ func (s *runSyncer) follow(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, err
 	}
 	if job == nil {
+		if done, res, err := s.endedByTimeout(ctx); done {
+			return res, err
+		}
 		ctrl.LoggerFrom(ctx).Info("Job of the CronJobRun is gone, deleting the CronJobRun", "job", s.run.Status.JobName)
 		return ctrl.Result{}, s.deleteRun(ctx)
 	}
 	if err := s.ownJob(ctx, job); err != nil {
+		return ctrl.Result{}, err
+	}
+	if err := s.ownCronJobUnderTimeouts(ctx); err != nil {
 		return ctrl.Result{}, err
 	}
 	s.followJob(job)

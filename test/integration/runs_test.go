@@ -327,3 +327,35 @@ var _ = Describe("The run history", func() {
 		}).WithTimeout(2*time.Second).Should(Equal([]int64{1, 1}), "counted once")
 	})
 })
+
+var _ = Describe("A manual run past its CronJob's timeout", func() {
+	It("should end Failed with reason RunTimedOut and stay for its TTL, while the CronJob counts the failure", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		// Suspended: timeouts apply to manual runs of a suspended CronJob too.
+		cj := builders.MakeCronJob("manual", ns).Suspend().RunTimeoutSeconds(300).LastScheduleTime(at("10:00:00")).Obj()
+		Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+		clk := startController(ns, at("10:04:00"))
+
+		run := builders.MakeCronJobRun("now", ns, cj.Name).Obj()
+		job := runningJobOf(ctx, run)
+
+		By("passing its deadline, 10:09:00, on the controller's clock")
+		clk.AdvanceTo(at("10:09:01"))
+		Eventually(func(g Gomega) {
+			got := getRun(ctx, g, run)
+			g.Expect(got.Status.Phase).To(Equal(cronjobv1.RunFailed))
+			g.Expect(runReady(got).Reason).To(Equal(cronjobv1.ReasonRunTimedOut))
+			g.Expect(got.Status.CompletionTime).NotTo(BeNil())
+		}).Should(Succeed())
+		Eventually(func(g Gomega) {
+			s := cronJobStatus(ctx, cj)(g)
+			g.Expect(s.RecentRuns).To(HaveLen(1))
+			g.Expect(s.RecentRuns[0].JobName).To(Equal(job))
+			g.Expect(s.RecentRuns[0].Trigger).To(Equal(cronjobv1.TriggeredByManual))
+			g.Expect(s.RecentRuns[0].Result).To(Equal(cronjobv1.RunResultTimedOut))
+			g.Expect(s.FailedRuns).To(BeEquivalentTo(1))
+		}).Should(Succeed())
+		Consistently(func(g Gomega) cronjobv1.CronJobRunPhase { return getRun(ctx, g, run).Status.Phase }).
+			WithTimeout(time.Second).Should(Equal(cronjobv1.RunFailed), "kept, not deleted with its Job")
+	})
+})
