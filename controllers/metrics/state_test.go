@@ -92,7 +92,7 @@ func TestStateMetrics(t *testing.T) {
 	ready := metav1.Condition{Type: cronjobv1.ConditionReady, Status: metav1.ConditionTrue, Reason: cronjobv1.ReasonScheduled, LastTransitionTime: metav1.NewTime(PriorHour)}
 	healthy := metav1.Condition{Type: cronjobv1.ConditionHealthy, Status: metav1.ConditionFalse, Reason: cronjobv1.ReasonNoRecentSuccess, LastTransitionTime: metav1.NewTime(PriorHour)}
 	hourly := Hourly().TimeZone("Europe/Berlin").LastScheduleTime(PriorHour).LastSuccessfulTime(PriorHour.Add(time.Minute)).
-		LastFailureTime(PriorHour.Add(-59*time.Minute)).Active(RunningJob(PriorHour)).Condition(ready).Condition(healthy).
+		LastFailureTime(PriorHour.Add(-59 * time.Minute)).Active(RunningJob(PriorHour)).Condition(ready).Condition(healthy).
 		RunTimeoutSeconds(600).SuccessDeadlineSeconds(7200).ConsecutiveFailures(2)
 	hourly.Status.SucceededRuns, hourly.Status.FailedRuns = 5, 3
 	f := FakeClient(nil, interceptor.Funcs{},
