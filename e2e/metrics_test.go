@@ -32,7 +32,8 @@ const metricsReaderRole = "cronjob-operator-metrics-reader"
 var _ = Describe("Metrics", Label("conformance"), func() {
 	It("should serve /metrics and /metrics/state only to a ServiceAccount bound to the metrics-reader role, with the skew and the state of a run", func(ctx SpecContext) {
 		ns := newNamespace(ctx)
-		cj := minutely("measured", ns, 0, 0).Obj()
+		// successDeadlineSeconds: the dead-man's switch, whose Healthy condition the state metrics carry.
+		cj := minutely("measured", ns, 0, 0).SuccessDeadlineSeconds(3600).Obj()
 		Expect(k8sClient.Create(ctx, cj)).To(Succeed())
 		Eventually(func(g Gomega) { g.Expect(jobsOf(ctx, g, cj)).NotTo(BeEmpty()) }).WithTimeout(runWait).Should(Succeed())
 
@@ -80,6 +81,9 @@ var _ = Describe("Metrics", Label("conformance"), func() {
 			code, body := scrapePath(g, metrics.StatePath, allowed)
 			g.Expect(code).To(Equal(http.StatusOK), "a token bound to %s", metricsReaderRole)
 			g.Expect(body).To(MatchRegexp(`(?m)^%s\{cronjob="measured",namespace="%s"\} [1-9]`, metrics.MetricLastScheduleTime, ns), "the run's scheduled time")
+			g.Expect(body).To(MatchRegexp(`(?m)^%s\{condition="Healthy",cronjob="measured",namespace="%s",reason="SucceededRecently",status="true"\} 1$`,
+				metrics.MetricCondition, ns), "the dead-man's switch: Healthy, which the alert CronJobNoRecentSuccess reads")
+			g.Expect(body).To(MatchRegexp(`(?m)^%s\{cronjob="measured",namespace="%s"\} 3600$`, metrics.MetricSuccessDeadline, ns))
 		}).WithTimeout(2 * time.Minute).Should(Succeed())
 	})
 })

@@ -156,6 +156,13 @@ func TestRunTimeoutsMatrix(t *testing.T) {
 					Events:  []string{"Normal SuccessfulDelete", "Warning " + to.reason},
 					Requeue: 30*time.Minute + schedule.RequeuePadding, StatusWrites: 1},
 			}
+			cases[fmt.Sprintf("%s, %s: a millisecond after the deadline, the same", p, to.name)] = runsCase{
+				cronJob: base(), jobs: []*batchv1.Job{RunningJob(PriorHour)}, now: deadline.Add(time.Millisecond),
+				want: runsOutcome{Deleted: []string{job0900}, Runs: []string{ended}, Failed: 1, Consecutive: 1,
+					LastFailure: TimePtr(deadline), Ready: cronjobv1.ReasonScheduled, // stored to the second
+					Events:  []string{"Normal SuccessfulDelete", "Warning " + to.reason},
+					Requeue: 30*time.Minute - time.Millisecond + schedule.RequeuePadding, StatusWrites: 1},
+			}
 			cases[fmt.Sprintf("%s, %s: the clock jumps over the deadline to 10:00:05, the run of 10:00 starts in the same reconcile", p, to.name)] = runsCase{
 				cronJob: base(), jobs: []*batchv1.Job{RunningJob(PriorHour)}, now: IsTime,
 				want: runsOutcome{Created: []string{job1000}, Deleted: []string{job0900}, Active: []string{job1000},
@@ -386,4 +393,53 @@ func TestPauseAfterFailuresRows(t *testing.T) {
 		},
 	}
 	runRows(t, cases)
+}
+
+// TestPauseAgainAfterResume: a CronJob resumed after a pause starts counting from 0 and pauses again at the
+// N-th failure after the resume, not before. Three reconciles on one client, the clock moving.
+func TestPauseAgainAfterResume(t *testing.T) {
+	cj := CronJobOf(Hourly().PauseAfterFailures(2).LastScheduleTime(PriorHour).HistoryLimits(5, 5).ConsecutiveFailures(2).
+		Annotation(cronjobv1.PausedAtAnnotation, "2026-03-02T09:10:00Z").
+		ObservedSchedule(cronjobv1.ObservedSchedule{Schedule: "0 * * * *", Suspended: true, Since: metav1.NewTime(HM(9, 10))}))
+	steadyStatus(cj)
+	var rec outcome
+	clk := clocktesting.NewFakePassiveClock(HM(9, 30))
+	f := newFixture(t, HM(9, 30), recording(interceptor.Funcs{}, nil, &rec), cj)
+	f.r.Clock = clk
+	f.r.APIReader = withManagedFields(f.r.APIReader, cj)
+	step := func(at time.Time, failJobs ...time.Time) runsOutcome {
+		t.Helper()
+		for _, slot := range failJobs {
+			var job batchv1.Job
+			if err := f.client.Get(t.Context(), client.ObjectKey{Namespace: Namespace, Name: JobName(slot)}, &job); err != nil {
+				t.Fatal(err)
+			}
+			failed := FailedJob(slot)
+			job.Status = failed.Status
+			if err := f.client.Status().Update(t.Context(), &job); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clk.SetTime(at)
+		rec = outcome{}
+		res, err := f.reconcile(t)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return collectRuns(t, f, rec, res.RequeueAfter)
+	}
+	if got := step(HM(9, 30)); got.PausedAt != "" || got.Consecutive != 0 || got.Suspend {
+		t.Fatalf("resume at 09:30: %+v", got)
+	}
+	if got := step(HM(10, 0).Add(time.Second)); len(got.Created) != 1 || got.Suspend {
+		t.Fatalf("10:00 after the resume: %+v", got)
+	}
+	if got := step(HM(11, 0).Add(time.Second), HM(10, 0)); got.Consecutive != 1 || got.Suspend || len(got.Created) != 1 {
+		t.Errorf("one failure after the resume, limit 2: want no pause and the 11:00 run; got %+v", got)
+	}
+	got := step(HM(12, 0).Add(time.Second), HM(11, 0))
+	if got.Consecutive != 2 || !got.Suspend || got.PausedAt != "2026-03-02T12:00:01Z" || len(got.Created) != 0 ||
+		got.Ready != cronjobv1.ReasonPausedAfterFailures {
+		t.Errorf("the second failure after the resume: want paused at 12:00:01 and no 12:00 run; got %+v", got)
+	}
 }
