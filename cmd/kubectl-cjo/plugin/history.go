@@ -19,7 +19,8 @@ func (e *env) historyCommand() *cobra.Command {
 		Use:   "history NAME",
 		Short: "Print the last runs of the CronJob NAME (status.recentRuns) with their outcome",
 		Long: `Prints what the controller recorded of the CronJob NAME's last runs (status.recentRuns): a few header
-lines (schedule, state, the run counts, consecutive failures, the Healthy condition when
+lines (schedule, state, the run and start timeouts, the run counts, consecutive failures and when the
+CronJob pauses, the Healthy condition when
 spec.successDeadlineSeconds is set), then one line per run, newest first: its Job, the scheduled time in
 the CronJob's time zone, what started it (Schedule, CatchUp, Queue, Manual, Backfill), when it started,
 how long it ran (or has been running), its result (Running, Succeeded, Failed, TimedOut, NeverStarted,
@@ -58,8 +59,13 @@ func (e *env) history(ctx context.Context, name string) error {
 	_, _ = fmt.Fprintf(w, "CronJob:\t%s/%s\n", ns, name)
 	_, _ = fmt.Fprintf(w, "Schedule:\t%s (%s)\n", cj.Spec.Schedule, loc)
 	_, _ = fmt.Fprintf(w, "State:\t%s\n", state)
-	_, _ = fmt.Fprintf(w, "Runs:\t%d succeeded, %d failed, %d failed in a row\n",
-		cj.Status.SucceededRuns, cj.Status.FailedRuns, cj.Status.ConsecutiveFailures)
+	_, _ = fmt.Fprintf(w, "Timeouts:\trun %s, start %s\n", seconds(cj.Spec.RunTimeoutSeconds), seconds(cj.Spec.StartTimeoutSeconds))
+	pause := "never"
+	if n := cj.Spec.PauseAfterFailures; n != nil {
+		pause = fmt.Sprintf("after %d failed runs in a row", *n)
+	}
+	_, _ = fmt.Fprintf(w, "Runs:\t%d succeeded, %d failed, %d failed in a row (pause: %s)\n",
+		cj.Status.SucceededRuns, cj.Status.FailedRuns, cj.Status.ConsecutiveFailures, pause)
 	if h := meta.FindStatusCondition(cj.Status.Conditions, cronjobv1.ConditionHealthy); h != nil {
 		_, _ = fmt.Fprintf(w, "Healthy:\t%s (%s): %s\n", h.Status, h.Reason, h.Message)
 	}
@@ -93,4 +99,12 @@ func (e *env) history(ctx context.Context, name string) error {
 			r.StartTime.In(loc).Format(time.RFC3339), took, r.Result, reason)
 	}
 	return w.Flush()
+}
+
+// seconds is a timeout field as a duration ("1h0m0s"), or "none" when unset.
+func seconds(p *int64) string {
+	if p == nil {
+		return "none"
+	}
+	return (time.Duration(*p) * time.Second).String()
 }

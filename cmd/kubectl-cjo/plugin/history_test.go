@@ -21,7 +21,8 @@ func TestHistory(t *testing.T) {
 		return metav1.NewTime(v)
 	}
 	w := builders.MakeCronJob("report", "team-a").Schedule("0 * * * *").TimeZone("Europe/Berlin").
-		Suspend().Annotation(cronjobv1.PausedAtAnnotation, "2026-03-02T09:30:00Z").SuccessDeadlineSeconds(7200)
+		Suspend().Annotation(cronjobv1.PausedAtAnnotation, "2026-03-02T09:30:00Z").SuccessDeadlineSeconds(7200).
+		RunTimeoutSeconds(3600).PauseAfterFailures(3)
 	w.Status.SucceededRuns, w.Status.FailedRuns, w.Status.ConsecutiveFailures = 7, 3, 2
 	w.Status.Conditions = []metav1.Condition{{Type: cronjobv1.ConditionHealthy, Status: metav1.ConditionFalse,
 		Reason: cronjobv1.ReasonNoRecentSuccess, Message: "no success", LastTransitionTime: at("09:40")}}
@@ -40,7 +41,8 @@ func TestHistory(t *testing.T) {
 	want := `CronJob:   team-a/report
 Schedule:  0 * * * * (Europe/Berlin)
 State:     paused after failures at 2026-03-02T09:30:00Z (kubectl cjo resume report)
-Runs:      7 succeeded, 3 failed, 2 failed in a row
+Timeouts:  run 1h0m0s, start none
+Runs:      7 succeeded, 3 failed, 2 failed in a row (pause: after 3 failed runs in a row)
 Healthy:   False (NoRecentSuccess): no success
 
 JOB              SCHEDULED                  TRIGGER   STARTED                    DURATION    RESULT    REASON
