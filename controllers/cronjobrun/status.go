@@ -115,6 +115,11 @@ func (s *runSyncer) ownJob(ctx context.Context, job *batchv1.Job) error {
 	s.run.OwnerReferences = append(refs, metav1.OwnerReference{
 		APIVersion: batchv1.SchemeGroupVersion.String(), Kind: jobKind, Name: job.Name, UID: job.UID,
 	})
+	// Under a timeout, its CronJob too, in the same write (see ownCronJobUnderTimeouts).
+	if cj, err := s.pass.cronJob(ctx, s.r.Client); err == nil && hasTimeouts(cj) && !ownedBy(s.run, cj) {
+		s.run.OwnerReferences = append(s.run.OwnerReferences, metav1.OwnerReference{
+			APIVersion: cronjobv1.GroupVersion.String(), Kind: cronJobKind, Name: cj.Name, UID: cj.UID})
+	}
 	if err := s.r.Client.Update(ctx, s.run); err != nil {
 		return fmt.Errorf("adding the owner reference to job %s: %w", job.Name, err)
 	}
@@ -127,14 +132,12 @@ func (s *runSyncer) ownJob(ctx context.Context, job *batchv1.Job) error {
 // instead of keeping it until its TTL ends. A write of the run's metadata, once; the status in memory is
 // kept.
 func (s *runSyncer) ownCronJob(ctx context.Context, cj *cronjobv1.CronJob) error {
-	gv := cronjobv1.GroupVersion.String()
-	for _, ref := range s.run.OwnerReferences {
-		if ref.APIVersion == gv && ref.Kind == cronJobKind && ref.UID == cj.UID {
-			return nil
-		}
+	if ownedBy(s.run, cj) {
+		return nil
 	}
 	status := s.run.Status.DeepCopy()
-	s.run.OwnerReferences = append(s.run.OwnerReferences, metav1.OwnerReference{APIVersion: gv, Kind: cronJobKind, Name: cj.Name, UID: cj.UID})
+	s.run.OwnerReferences = append(s.run.OwnerReferences, metav1.OwnerReference{
+		APIVersion: cronjobv1.GroupVersion.String(), Kind: cronJobKind, Name: cj.Name, UID: cj.UID})
 	if err := s.r.Client.Update(ctx, s.run); err != nil {
 		return fmt.Errorf("adding the owner reference to cronjob %s: %w", cj.Name, err)
 	}
@@ -190,4 +193,15 @@ func (s *runSyncer) event(eventType, reason, action, note string, args ...any) {
 	if s.r.Recorder != nil {
 		s.r.Recorder.Eventf(s.run, nil, eventType, reason, action, note, args...)
 	}
+}
+
+// ownedBy reports whether the run has an owner reference to the CronJob (by UID).
+func ownedBy(run *cronjobv1.CronJobRun, cj *cronjobv1.CronJob) bool {
+	gv := cronjobv1.GroupVersion.String()
+	for _, ref := range run.OwnerReferences {
+		if ref.APIVersion == gv && ref.Kind == cronJobKind && ref.UID == cj.UID {
+			return true
+		}
+	}
+	return false
 }

@@ -23,8 +23,9 @@ func hasTimeouts(cj *cronjobv1.CronJob) bool {
 	return cj != nil && (cj.Spec.RunTimeoutSeconds != nil || cj.Spec.StartTimeoutSeconds != nil)
 }
 
-// ownCronJobUnderTimeouts gives the run its CronJob as a second owner when the CronJob sets a timeout, so
-// that the garbage collector, which deletes a dependent only once all its owners are gone, does not delete
+// ownCronJobUnderTimeouts gives the run its CronJob as a second owner when the CronJob sets a timeout (ownJob
+// does it with the Job's reference when the run starts; this covers a timeout set later), so that the
+// garbage collector, which deletes a dependent only once all its owners are gone, does not delete
 // the run with a timed-out Job before endedByTimeout records why. The run still goes with its CronJob, and
 // follow deletes it when its Job goes for any other reason.
 func (s *runSyncer) ownCronJobUnderTimeouts(ctx context.Context) error {
