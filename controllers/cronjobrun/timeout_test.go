@@ -24,7 +24,7 @@ func TestCronJobRunEndedByATimeout(t *testing.T) {
 		// deleted it, or the delete's event came first): the run must wait, not be deleted.
 		jobGoneFirst bool
 	}{
-		"the CronJob records the timeout, then the run follows": {},
+		"the CronJob records the timeout, then the run follows":     {},
 		"the run sees its Job gone first, and waits for the record": {jobGoneFirst: true},
 	} {
 		t.Run(name, func(t *testing.T) {
