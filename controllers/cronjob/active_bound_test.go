@@ -8,8 +8,6 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/client-go/tools/events"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
@@ -80,15 +78,8 @@ func TestActiveBound(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			cj := CronJobOf(tc.cronJob)
-			steadyStatus(cj, tc.jobs...)
-			objs := []client.Object{cj}
-			for _, j := range tc.jobs {
-				objs = append(objs, j.DeepCopy())
-			}
 			var rec outcome
-			f := newFixture(t, tc.now, recording(interceptor.Funcs{}, nil, &rec), objs...)
-			f.r.APIReader = withManagedFields(f.r.APIReader, cj)
+			f := steadyFixture(t, tc.cronJob, tc.jobs, tc.now, &rec)
 			f.recorder = events.NewFakeRecorder(4 * over) // Replace's 101 SuccessfulDelete events would fill 100
 			f.r.Recorder = f.recorder
 			if _, err := f.reconcile(t); err != nil {

@@ -1,11 +1,12 @@
 package cronjob
 
 import (
+	"cmp"
 	"slices"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
@@ -104,10 +105,8 @@ func (s *syncer) followRun(job *batchv1.Job, cutoff time.Time) {
 		return
 	}
 	reason := ""
-	for _, c := range job.Status.Conditions {
-		if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
-			reason = c.Reason
-		}
+	if c := jobs.FailedCondition(job); c != nil {
+		reason = c.Reason
 	}
 	s.endRun(job.Name, cronjobv1.RunResultFailed, reason, endOf(jobs.FailedTime(job), s.now))
 }
@@ -122,8 +121,9 @@ func endOf(t *metav1.Time, now time.Time) time.Time {
 
 // endRun ends the Running entry of the Job named name with result and reason at end, and counts the run:
 // once, as only a Running entry moves. A Job without an entry (gone before the controller listed it) gets
-// none. Succeeded resets consecutiveFailures; Failed, TimedOut and NeverStarted add to it; Replaced and
-// Deleted leave it.
+// none. Succeeded resets consecutiveFailures; a failure (failedResult) adds to it; Replaced and Deleted
+// leave it. A run the controller ended by a timeout also moves lastFailureTime to end (a Job that failed
+// on its own moves it in trackJobs, to its Failed condition's time).
 func (s *syncer) endRun(name string, result cronjobv1.RunResult, reason string, end time.Time) {
 	st := &s.cj.Status
 	i := findRun(st, name)
@@ -132,15 +132,23 @@ func (s *syncer) endRun(name string, result cronjobv1.RunResult, reason string, 
 	}
 	r := &st.RecentRuns[i]
 	r.Result, r.Reason, r.EndTime = result, reason, ptr.To(metav1.NewTime(end.Truncate(time.Second)))
-	switch result {
-	case cronjobv1.RunResultSucceeded:
+	switch {
+	case result == cronjobv1.RunResultSucceeded:
 		st.SucceededRuns++
 		st.ConsecutiveFailures = 0
-	case cronjobv1.RunResultFailed, cronjobv1.RunResultTimedOut, cronjobv1.RunResultNeverStarted:
+	case failedResult(result):
 		st.FailedRuns++
 		st.ConsecutiveFailures++
 	}
+	if result == cronjobv1.RunResultTimedOut || result == cronjobv1.RunResultNeverStarted {
+		st.LastFailureTime = laterTime(st.LastFailureTime, r.EndTime)
+	}
 	s.r.Metrics.RunEnded(endedLabel[result])
+}
+
+// failedResult reports whether a run that ended so counts as failed: Failed, TimedOut or NeverStarted.
+func failedResult(r cronjobv1.RunResult) bool {
+	return r == cronjobv1.RunResultFailed || r == cronjobv1.RunResultTimedOut || r == cronjobv1.RunResultNeverStarted
 }
 
 // endedLabel is the runs_ended_total result of each RunResult.
@@ -162,16 +170,7 @@ func boundHistory(cj *cronjobv1.CronJob) {
 		return
 	}
 	slices.SortStableFunc(runs, func(a, b cronjobv1.RunRecord) int {
-		if c := b.StartTime.Compare(a.StartTime.Time); c != 0 {
-			return c
-		}
-		if a.JobName < b.JobName {
-			return 1
-		}
-		if a.JobName > b.JobName {
-			return -1
-		}
-		return 0
+		return cmp.Or(b.StartTime.Compare(a.StartTime.Time), strings.Compare(b.JobName, a.JobName))
 	})
 	limit := int(ptr.Deref(cj.Spec.RecentRunsLimit, cronjobv1.DefaultRecentRunsLimit))
 	running := 0

@@ -301,6 +301,21 @@ func createFails(err error) interceptor.Funcs {
 	}}
 }
 
+// steadyFixture is the fixture of a reconcile of w's CronJob in its steady state (steadyStatus with the
+// cached Jobs), with those Jobs in the cache and on the server, at now; its writes are recorded in rec.
+func steadyFixture(t *testing.T, w *builders.CronJobWrapper, cached []*batchv1.Job, now time.Time, rec *outcome) *fixture {
+	t.Helper()
+	cj := CronJobOf(w)
+	steadyStatus(cj, cached...)
+	objs := []client.Object{cj}
+	for _, j := range cached {
+		objs = append(objs, j.DeepCopy())
+	}
+	f := newFixture(t, now, recording(interceptor.Funcs{}, nil, rec), objs...)
+	f.r.APIReader = withManagedFields(f.r.APIReader, cj)
+	return f
+}
+
 // steadyHistory fills in status.recentRuns and its counters as the reconciles that saw jobs (the Jobs of
 // the cache) would have left them, unless the case sets recentRuns itself: a Job's entry, with its
 // outcome if it finished, is part of the steady state, so that a status write means something changed.

@@ -69,13 +69,16 @@ func (s *syncer) pauseOrResume(ctx context.Context) error {
 // pausedMessage says why and since when the CronJob is paused, and how to resume it: the message of the
 // PausedAfterFailures event and of the Ready condition while paused.
 func pausedMessage(cj *cronjobv1.CronJob) string {
-	last := ""
-	for _, r := range cj.Status.RecentRuns {
-		if r.Result == cronjobv1.RunResultFailed || r.Result == cronjobv1.RunResultTimedOut || r.Result == cronjobv1.RunResultNeverStarted {
-			if last == "" {
-				last = fmt.Sprintf(" (the last: job %s, %s)", r.JobName, r.Result)
-			}
+	// The newest failed run by start: the list is sorted only when the status is written (boundHistory).
+	var newest *cronjobv1.RunRecord
+	for i, r := range cj.Status.RecentRuns {
+		if failedResult(r.Result) && (newest == nil || r.StartTime.After(newest.StartTime.Time)) {
+			newest = &cj.Status.RecentRuns[i]
 		}
+	}
+	last := ""
+	if newest != nil {
+		last = fmt.Sprintf(" (the last: job %s, %s)", newest.JobName, newest.Result)
 	}
 	return fmt.Sprintf("Paused at %s after %d failed runs in a row%s, spec.pauseAfterFailures %d: no scheduled run starts until it is resumed (kubectl cjo resume %s, or spec.suspend: false)",
 		cj.Annotations[cronjobv1.PausedAtAnnotation], cj.Status.ConsecutiveFailures, last,

@@ -144,8 +144,8 @@ func (s *syncer) recordRun(job *batchv1.Job, scheduled time.Time) {
 		jobs.AddActive(&s.cj.Status, job)
 	}
 	s.recordStart(job, s.trigger)
-	if at, _, ok := runDeadline(&s.cj.Spec, job); ok && (s.wakeAt.IsZero() || at.Before(s.wakeAt)) {
-		s.wakeAt = at // the new run's own timeout
+	if at, _, ok := runDeadline(&s.cj.Spec, job); ok {
+		s.wakeBy(at) // the new run's own timeout
 	}
 	s.cj.Status.LastScheduleTime = laterTime(s.cj.Status.LastScheduleTime, ptr.To(metav1.NewTime(scheduled)))
 }

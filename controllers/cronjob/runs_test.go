@@ -14,7 +14,6 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
@@ -55,15 +54,8 @@ type runsCase struct {
 // memory) and returns what it left.
 func reconcileRuns(t *testing.T, tc runsCase) runsOutcome {
 	t.Helper()
-	cj := CronJobOf(tc.cronJob)
-	steadyStatus(cj, tc.jobs...)
-	objs := []client.Object{cj}
-	for _, j := range tc.jobs {
-		objs = append(objs, j.DeepCopy())
-	}
 	var rec outcome
-	f := newFixture(t, tc.now, recording(interceptor.Funcs{}, nil, &rec), objs...)
-	f.r.APIReader = withManagedFields(f.r.APIReader, cj)
+	f := steadyFixture(t, tc.cronJob, tc.jobs, tc.now, &rec)
 	res, err := f.reconcile(t)
 	if err != nil {
 		t.Fatalf("reconcile: %v", err)
@@ -219,11 +211,9 @@ func TestRunTimeoutsMatrix(t *testing.T) {
 // TestRunTimeoutAcrossRestart reconciles before the deadline, then on a new Reconciler (a restart, or a
 // new leader) at the deadline: the second ends the run, once, from the Job's own start time.
 func TestRunTimeoutAcrossRestart(t *testing.T) {
-	cj := CronJobOf(Hourly().Forbid().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)).RunTimeoutSeconds(1800))
-	steadyStatus(cj, RunningJob(PriorHour))
 	var rec outcome
-	f := newFixture(t, HM(9, 29), recording(interceptor.Funcs{}, nil, &rec), cj, RunningJob(PriorHour))
-	f.r.APIReader = withManagedFields(f.r.APIReader, cj)
+	f := steadyFixture(t, Hourly().Forbid().LastScheduleTime(PriorHour).Active(RunningJob(PriorHour)).RunTimeoutSeconds(1800),
+		[]*batchv1.Job{RunningJob(PriorHour)}, HM(9, 29), &rec)
 	if _, err := f.reconcile(t); err != nil {
 		t.Fatal(err)
 	}
@@ -398,15 +388,13 @@ func TestPauseAfterFailuresRows(t *testing.T) {
 // TestPauseAgainAfterResume: a CronJob resumed after a pause starts counting from 0 and pauses again at the
 // N-th failure after the resume, not before. Three reconciles on one client, the clock moving.
 func TestPauseAgainAfterResume(t *testing.T) {
-	cj := CronJobOf(Hourly().PauseAfterFailures(2).LastScheduleTime(PriorHour).HistoryLimits(5, 5).ConsecutiveFailures(2).
-		Annotation(cronjobv1.PausedAtAnnotation, "2026-03-02T09:10:00Z").
-		ObservedSchedule(cronjobv1.ObservedSchedule{Schedule: "0 * * * *", Suspended: true, Since: metav1.NewTime(HM(9, 10))}))
-	steadyStatus(cj)
 	var rec outcome
+	f := steadyFixture(t, Hourly().PauseAfterFailures(2).LastScheduleTime(PriorHour).HistoryLimits(5, 5).ConsecutiveFailures(2).
+		Annotation(cronjobv1.PausedAtAnnotation, "2026-03-02T09:10:00Z").
+		ObservedSchedule(cronjobv1.ObservedSchedule{Schedule: "0 * * * *", Suspended: true, Since: metav1.NewTime(HM(9, 10))}),
+		nil, HM(9, 30), &rec)
 	clk := clocktesting.NewFakePassiveClock(HM(9, 30))
-	f := newFixture(t, HM(9, 30), recording(interceptor.Funcs{}, nil, &rec), cj)
 	f.r.Clock = clk
-	f.r.APIReader = withManagedFields(f.r.APIReader, cj)
 	step := func(at time.Time, failJobs ...time.Time) runsOutcome {
 		t.Helper()
 		for _, slot := range failJobs {

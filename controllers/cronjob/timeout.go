@@ -6,7 +6,6 @@ import (
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -25,16 +24,22 @@ import (
 // only while no Pod has started.
 func runDeadline(spec *cronjobv1.CronJobSpec, job *batchv1.Job) (at time.Time, result cronjobv1.RunResult, ok bool) {
 	start := jobs.StartTime(job)
-	if spec.StartTimeoutSeconds != nil && !jobs.PodsStarted(job) {
-		at, result, ok = start.Add(time.Duration(*spec.StartTimeoutSeconds)*time.Second), cronjobv1.RunResultNeverStarted, true
+	if !jobs.PodsStarted(job) {
+		at, ok = after(start, spec.StartTimeoutSeconds)
+		result = cronjobv1.RunResultNeverStarted
 	}
-	if spec.RunTimeoutSeconds != nil {
-		run := start.Add(time.Duration(*spec.RunTimeoutSeconds) * time.Second)
-		if !ok || run.Before(at) {
-			at, result, ok = run, cronjobv1.RunResultTimedOut, true
-		}
+	if run, set := after(start, spec.RunTimeoutSeconds); set && (!ok || run.Before(at)) {
+		at, result, ok = run, cronjobv1.RunResultTimedOut, true
 	}
 	return at, result, ok
+}
+
+// after is start plus the timeout field's seconds; ok is false when the field is unset.
+func after(start time.Time, seconds *int64) (time.Time, bool) {
+	if seconds == nil {
+		return time.Time{}, false
+	}
+	return start.Add(time.Duration(*seconds) * time.Second), true
 }
 
 // goneResult is how a run whose Job went missing ended, from its entry's start: TimedOut when past
@@ -43,10 +48,10 @@ func runDeadline(spec *cronjobv1.CronJobSpec, job *batchv1.Job) (at time.Time, r
 // else Deleted. It covers a failover between the controller's delete of a timed-out Job and the status
 // write that records it: the next leader records the same result.
 func goneResult(spec *cronjobv1.CronJobSpec, start, now time.Time) (cronjobv1.RunResult, string) {
-	if spec.RunTimeoutSeconds != nil && !now.Before(start.Add(time.Duration(*spec.RunTimeoutSeconds)*time.Second)) {
+	if at, ok := after(start, spec.RunTimeoutSeconds); ok && !now.Before(at) {
 		return cronjobv1.RunResultTimedOut, cronjobv1.ReasonRunTimedOut
 	}
-	if spec.StartTimeoutSeconds != nil && !now.Before(start.Add(time.Duration(*spec.StartTimeoutSeconds)*time.Second)) {
+	if at, ok := after(start, spec.StartTimeoutSeconds); ok && !now.Before(at) {
 		return cronjobv1.RunResultNeverStarted, cronjobv1.ReasonRunNeverStarted
 	}
 	return cronjobv1.RunResultDeleted, cronjobv1.ReasonMissingJob
@@ -73,9 +78,7 @@ func (s *syncer) endTimedOut(ctx context.Context) error {
 			continue
 		}
 		if s.now.Before(at) {
-			if s.wakeAt.IsZero() || at.Before(s.wakeAt) {
-				s.wakeAt = at
-			}
+			s.wakeBy(at)
 			kept = append(kept, job)
 			continue
 		}
@@ -93,7 +96,13 @@ func (s *syncer) endTimedOut(ctx context.Context) error {
 		}
 		s.event(corev1.EventTypeWarning, reason, "Timeout", note, job.Name, limit)
 		s.endRun(job.Name, result, reason, s.now)
-		s.cj.Status.LastFailureTime = laterTime(s.cj.Status.LastFailureTime, ptr.To(metav1.NewTime(s.now)))
 	}
 	return nil
+}
+
+// wakeBy has the reconcile requeued at `at` (a run's deadline) if that is before the wakeup set so far.
+func (s *syncer) wakeBy(at time.Time) {
+	if s.wakeAt.IsZero() || at.Before(s.wakeAt) {
+		s.wakeAt = at
+	}
 }

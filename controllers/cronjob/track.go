@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/klog/v2"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -79,14 +78,14 @@ func (s *syncer) trackJobs(ctx context.Context) error {
 			}
 		}
 	}
-	if err := s.endVanished(ctx, seen); err != nil {
+	if err := s.endVanished(ctx); err != nil {
 		return err
 	}
 	return s.endTimedOut(ctx)
 }
 
 // endGone ends the Running entry of a Job that went missing: Deleted (reason MissingJob), or the timeout
-// it was past (goneResult), which is then a failure and sets lastFailureTime.
+// it was past (goneResult), which is then a failure.
 func (s *syncer) endGone(name string) {
 	i := findRun(&s.cj.Status, name)
 	if i < 0 || s.cj.Status.RecentRuns[i].Result != cronjobv1.RunResultRunning {
@@ -94,15 +93,15 @@ func (s *syncer) endGone(name string) {
 	}
 	result, reason := goneResult(&s.cj.Spec, s.cj.Status.RecentRuns[i].StartTime.Time, s.now)
 	s.endRun(name, result, reason, s.now)
-	if result != cronjobv1.RunResultDeleted {
-		s.cj.Status.LastFailureTime = laterTime(s.cj.Status.LastFailureTime, ptr.To(metav1.NewTime(s.now)))
-	}
 }
 
 // endVanished ends the Running entries of Jobs that are neither in the cache nor in status.active (listed
 // beyond its bound, or lost with a status write) once a live GET confirms they are gone. Usually there are
 // none, and nothing is read.
-func (s *syncer) endVanished(ctx context.Context, seen map[types.UID]bool) error {
+func (s *syncer) endVanished(ctx context.Context) error {
+	if !slices.ContainsFunc(s.cj.Status.RecentRuns, func(r cronjobv1.RunRecord) bool { return r.Result == cronjobv1.RunResultRunning }) {
+		return nil
+	}
 	names := make(map[string]bool, len(s.jobs)+len(s.cj.Status.Active))
 	for _, job := range s.jobs {
 		names[job.Name] = true
@@ -121,7 +120,7 @@ func (s *syncer) endVanished(ctx context.Context, seen map[types.UID]bool) error
 			s.endGone(r.JobName)
 		case err != nil:
 			return fmt.Errorf("getting job %s of status.recentRuns: %w", r.JobName, err)
-		case !seen[live.UID]:
+		default:
 			s.followRun(&live, time.Time{}) // not in the cache yet: the server says how it stands
 		}
 	}

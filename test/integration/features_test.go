@@ -39,9 +39,22 @@ func queuedTimes(status cronjobv1.CronJobStatus) []time.Time {
 // succeeded at `done`.
 func finishJob(ctx SpecContext, cj *cronjobv1.CronJob, run, done time.Time) {
 	GinkgoHelper()
+	endJobAs(ctx, cj, run, batchv1.JobComplete, done)
+}
+
+// endJobAs plays the Job controller: the Job of the run scheduled at run started then and ended at done,
+// as how says (batchv1.JobComplete or batchv1.JobFailed).
+func endJobAs(ctx SpecContext, cj *cronjobv1.CronJob, run time.Time, how batchv1.JobConditionType, done time.Time) {
+	GinkgoHelper()
 	var job batchv1.Job
 	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: cj.Namespace, Name: jobNameFor(cj, run)}, &job)).To(Succeed())
-	Expect(k8sClient.Status().Update(ctx, builders.FromJob(&job).StartedAt(run).Succeeded(done).Obj())).To(Succeed())
+	b := builders.FromJob(&job).StartedAt(run)
+	if how == batchv1.JobComplete {
+		b.Succeeded(done)
+	} else {
+		b.Failed(done)
+	}
+	Expect(k8sClient.Status().Update(ctx, b.Obj())).To(Succeed())
 }
 
 // startThenQueue moves the clock of an Enqueue CronJob of */5 last scheduled at 10:00 (the controller

@@ -35,13 +35,9 @@ Replaced, Deleted) and the reason. The list holds every active run and the newes
 
 // history prints the CronJob's header lines and its recentRuns as a table.
 func (e *env) history(ctx context.Context, name string) error {
-	c, ns, err := e.clientAndNamespace()
+	cj, ns, err := e.getCronJob(ctx, name)
 	if err != nil {
 		return err
-	}
-	cj, err := c.GetCronJob(ctx, ns, name)
-	if err != nil {
-		return fmt.Errorf("reading CronJob %s in namespace %s: %w", name, ns, err)
 	}
 	loc, err := time.LoadLocation(ptr.Deref(cj.Spec.TimeZone, "UTC"))
 	if err != nil {

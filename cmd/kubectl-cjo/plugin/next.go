@@ -34,13 +34,9 @@ func (e *env) next(ctx context.Context, cmd *cobra.Command, name string, count i
 	if count < 1 {
 		return fmt.Errorf("--count must be at least 1, not %d", count)
 	}
-	c, ns, err := e.clientAndNamespace()
+	cj, _, err := e.getCronJob(ctx, name)
 	if err != nil {
 		return err
-	}
-	cj, err := c.GetCronJob(ctx, ns, name)
-	if err != nil {
-		return fmt.Errorf("reading CronJob %s in namespace %s: %w", name, ns, err)
 	}
 	runs, loc, err := schedule.NextRuns(cj, e.clk.Now(), count)
 	if err != nil {

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"time"
@@ -8,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )
 
 // Factory makes what a command needs to talk to the cluster, once its flags are parsed.
@@ -92,6 +95,19 @@ func newCommand(f Factory, clk clock.PassiveClock, out, errOut io.Writer, poll t
 }
 
 // clientAndNamespace returns the client and the namespace of the command.
+// getCronJob reads the CronJob name of the command's namespace, and returns the namespace with it.
+func (e *env) getCronJob(ctx context.Context, name string) (*cronjobv1.CronJob, string, error) {
+	c, ns, err := e.clientAndNamespace()
+	if err != nil {
+		return nil, "", err
+	}
+	cj, err := c.GetCronJob(ctx, ns, name)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading CronJob %s in namespace %s: %w", name, ns, err)
+	}
+	return cj, ns, nil
+}
+
 func (e *env) clientAndNamespace() (Client, string, error) {
 	c, err := e.f.Client()
 	if err != nil {

@@ -110,10 +110,19 @@ func Finished(job *batchv1.Job) (bool, batchv1.JobConditionType) {
 
 // FailedTime returns the time a failed Job was marked failed (its Failed condition), or nil.
 func FailedTime(job *batchv1.Job) *metav1.Time {
-	for _, c := range job.Status.Conditions {
-		if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
-			t := c.LastTransitionTime
-			return &t
+	if c := FailedCondition(job); c != nil {
+		t := c.LastTransitionTime
+		return &t
+	}
+	return nil
+}
+
+// FailedCondition returns the Job's Failed condition when it is True (its reason says why the Job
+// failed: BackoffLimitExceeded, DeadlineExceeded, ...), or nil.
+func FailedCondition(job *batchv1.Job) *batchv1.JobCondition {
+	for i := range job.Status.Conditions {
+		if c := &job.Status.Conditions[i]; c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
+			return c
 		}
 	}
 	return nil
