@@ -82,6 +82,18 @@ func (s *syncer) recordStart(job *batchv1.Job, trigger cronjobv1.RunTrigger) {
 	s.cj.Status.RecentRuns = append(s.cj.Status.RecentRuns, runRecord(job, trigger))
 }
 
+// retrigger sets the trigger of the entry of the Job named name to trigger (CatchUp, Queue) when the entry
+// has the one its Job tells (Schedule: the Job's trigger label says only schedule or manual). It is for a
+// Job adopted as the run due (created by a reconcile whose status write was lost), which trackJobs listed
+// before the decision said which run it is. A manual run's entry (Manual, Backfill) keeps its trigger.
+func (s *syncer) retrigger(name string, trigger cronjobv1.RunTrigger) {
+	i := findRun(&s.cj.Status, name)
+	if i < 0 || trigger == "" || s.cj.Status.RecentRuns[i].Trigger != cronjobv1.TriggeredBySchedule {
+		return
+	}
+	s.cj.Status.RecentRuns[i].Trigger = trigger
+}
+
 // followRun brings the entry of a Job of the cache up to date: a running Job gets a Running entry if it
 // has none; a finished one ends its entry (endRun), or, with no entry, is listed and counted if it started
 // after cutoff (historyCutoff, taken before this reconcile changed the list).

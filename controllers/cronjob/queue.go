@@ -33,8 +33,9 @@ func (s *syncer) serveQueue(ctx context.Context, d *decision) (failure string, e
 		return "", nil
 	}
 	due := s.out // the outcome describes the run due now; the queued one is Outcome.Dequeued
+	// The run's trigger, for its entry: set before adoptOrBlocked, so an adopted Job's entry gets it too.
+	s.trigger, s.adoptAs = cronjobv1.TriggeredByQueue, cronjobv1.TriggeredByQueue
 	done, failure := s.adoptOrBlocked(ctx, d.head, d.loc)
-	s.trigger = cronjobv1.TriggeredByQueue
 	if !done {
 		failure, err = s.createRun(ctx, d.head, d.loc)
 	}

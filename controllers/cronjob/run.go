@@ -39,11 +39,13 @@ func (s *syncer) adoptOrBlocked(ctx context.Context, scheduled time.Time, loc *t
 }
 
 // adopt makes the Job of ours named for the run scheduled at `scheduled` that run (RunAdopted):
-// lastScheduleTime becomes the scheduled time, if later. trackJobs has already put the Job in
-// status.active if it is still running.
+// lastScheduleTime becomes the scheduled time, if later, and its status.recentRuns entry gets the trigger
+// of the run (s.adoptAs: CatchUp, Queue), which the Job does not tell. trackJobs has already put the Job in
+// status.active if it is still running, and listed it.
 func (s *syncer) adopt(ctx context.Context, scheduled time.Time) {
 	ctrl.LoggerFrom(ctx).V(1).Info("Job of the due run exists, adopting it", "job", s.out.Job)
 	s.out.Run = RunAdopted
+	s.retrigger(s.out.Job, s.adoptAs)
 	s.cj.Status.LastScheduleTime = laterTime(s.cj.Status.LastScheduleTime, ptr.To(metav1.NewTime(scheduled)))
 }
 

@@ -35,6 +35,10 @@ type syncer struct {
 	createdJobs []string
 	// trigger is what starts the run whose Job createRun creates next (its status.recentRuns entry).
 	trigger cronjobv1.RunTrigger
+	// adoptAs is the trigger of the run whose Job adopt adopts next (retrigger): trigger, but CatchUp only
+	// for runs missed (catch-up, or several unmet), not for a run due before this process started, as
+	// the Job was created by another (a status write lost).
+	adoptAs cronjobv1.RunTrigger
 	// wakeAt is the earliest run timeout still ahead (timeout.go), zero if none: the requeue wakes then.
 	wakeAt time.Time
 }
@@ -177,8 +181,11 @@ func (s *syncer) actOnDue(ctx context.Context, d *decision) (failure string, err
 	}
 	s.warnMissed(d)
 	s.out.Scheduled = d.due
-	s.trigger = cronjobv1.TriggeredBySchedule
-	if d.catchUp || d.plan.Unmet > 1 || d.due.Before(s.r.firstReconcile(s.now)) {
+	s.trigger, s.adoptAs = cronjobv1.TriggeredBySchedule, cronjobv1.TriggeredBySchedule
+	if d.catchUp || d.plan.Unmet > 1 {
+		s.trigger, s.adoptAs = cronjobv1.TriggeredByCatchUp, cronjobv1.TriggeredByCatchUp
+	}
+	if d.due.Before(s.r.firstReconcile(s.now)) {
 		s.trigger = cronjobv1.TriggeredByCatchUp // as countStarted counts it
 	}
 	failure, err = s.startRun(ctx, d)
