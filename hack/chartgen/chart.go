@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -103,14 +104,13 @@ func newChart(base, full []object) (*chart, error) {
 // builds have it (what the optional components change in it).
 func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 	t := newTemplate()
-	// Text of config/ that looks like a template action (a "{{" in a description) stays text.
-	replaceStrings(map[string]any(o), "{{", t.inline(`{{ "{{" }}`))
 	if o.kind() != kindCRD {
 		replaceStrings(map[string]any(o), c.namespace, nsToken)
 		if fullVersion != nil {
 			replaceStrings(map[string]any(fullVersion), c.namespace, nsToken)
 		}
 	}
+	escapeTemplateText(t, map[string]any(o))
 	c.labels(t, o)
 	if fullVersion != nil {
 		c.optionalAnnotations(t, o, fullVersion)
@@ -226,6 +226,29 @@ func (c *chart) setDefault(cond string, on bool) {
 	case condFlowControl:
 		c.values.FlowControl = on
 	}
+}
+
+// escapeTemplateText keeps text of config/ that looks like a template action (a "{{" in an alert's
+// description) text: each string value of v that holds "{{" becomes a token for it as a double-quoted YAML
+// string in which each "{{" is written {{ "{{" }}, which Helm prints back as "{{". The quotes matter: a
+// plain value that begins with "{{" would read, once rendered, as a YAML flow mapping and fail to parse.
+func escapeTemplateText(t *template, v any) any {
+	switch e := v.(type) {
+	case map[string]any:
+		for k, x := range e {
+			e[k] = escapeTemplateText(t, x)
+		}
+	case []any:
+		for i, x := range e {
+			e[i] = escapeTemplateText(t, x)
+		}
+	case string:
+		if strings.Contains(e, "{{") {
+			// strconv.Quote's escapes (\n, \", \\, \xFF, \u...) are also YAML's.
+			return t.inline(strings.ReplaceAll(strconv.Quote(e), "{{", `{{ "{{" }}`))
+		}
+	}
+	return v
 }
 
 // labels replaces kustomize's managed-by label of the object with the chart's standard labels.

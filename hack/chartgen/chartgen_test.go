@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"strings"
 	"testing"
+	gotemplate "text/template"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -198,14 +200,47 @@ func TestNewChartInstallsAnUnknownObjectOfTheDefaultBuild(t *testing.T) {
 	}
 }
 
+// TestNewChartEscapesTemplateDelimitersOfConfig: text of config/ that looks like a template action renders
+// as that text, also at the start of a value (an alert's description "{{ $value }} runs ..."), where a plain
+// YAML value would read as a flow mapping once rendered, and in a value with quotes, escapes, the namespace.
 func TestNewChartEscapesTemplateDelimitersOfConfig(t *testing.T) {
-	build := baseBuild + "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: op-extra\n  namespace: op-system\ndata:\n  greeting: 'Hello {{ .Name }}'\n"
+	data := map[string]any{
+		"greeting": "Hello {{ .Name }}",
+		"opening":  "{{ $value | humanize }} runs missed, reason {{ $labels.reason }}",
+		"quoted":   "'{{ x }}' and \"{{ y }}\" in op-system\n\tnext line",
+	}
+	cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "op-extra", "namespace": "op-system"}, "data": data}
+	text, err := encode(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := baseBuild + "---\n" + text
 	c, err := newChart(mustDecode(t, build), mustDecode(t, build))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cm := c.files["other/configmap-extra.yaml"]; !strings.Contains(cm, `Hello {{ "{{" }} .Name }}`) {
-		t.Errorf("the ConfigMap's {{ is not escaped:\n%s", cm)
+	file := c.files["other/configmap-extra.yaml"]
+	if !strings.Contains(file, `Hello {{ "{{" }} .Name }}`) {
+		t.Errorf("the ConfigMap's {{ is not escaped:\n%s", file)
+	}
+	// Render the file as Helm does (text/template, then YAML) and read the data back.
+	tmpl, err := gotemplate.New("cm").Funcs(gotemplate.FuncMap{
+		"include": func(string, any) string { return "" }, "nindent": func(int, string) string { return "" },
+	}).Parse(file)
+	if err != nil {
+		t.Fatalf("parsing the template: %v\n%s", err, file)
+	}
+	var rendered bytes.Buffer
+	if err := tmpl.Execute(&rendered, map[string]any{"Release": map[string]any{"Namespace": "op-system"}}); err != nil {
+		t.Fatal(err)
+	}
+	objs, err := decodeObjects(rendered.Bytes())
+	if err != nil || len(objs) != 1 {
+		t.Fatalf("the rendering does not parse (%v):\n%s", err, rendered.String())
+	}
+	got := map[string]any(objs[0])["data"]
+	if diff := cmp.Diff(any(data), got); diff != "" {
+		t.Errorf("rendered data (-config +chart):\n%s\n%s", diff, file)
 	}
 }
 

@@ -10,7 +10,7 @@
 //	chartgen -compare RENDERED.yaml EXPECTED.yaml
 //
 // DEFAULT.yaml is `kustomize build config/default`; FULL.yaml is the same with every optional part added
-// (config/certmanager and, when present, config/prometheus, config/network-policy, the admission policies of
+// (config/certmanager and, when present, config/prometheus, config/prometheus/rules, config/network-policy, the admission policies of
 // config/policies and config/flowcontrol). Objects only in
 // FULL.yaml are off by default; objects in both are on by default. The second form compares a
 // `helm template` rendering with a kustomize build, ignoring what Helm adds (its labels and annotations)
