@@ -149,8 +149,22 @@ type CronJobSpec struct {
 	// +kubebuilder:validation:MaxLength=256
 	// +kubebuilder:validation:XValidation:rule="self.trim().size() > 0",message="schedule must not be blank: give a cron expression such as '*/5 * * * *' or a descriptor such as '@hourly'"
 	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="schedule must not contain TZ= or CRON_TZ=: remove the prefix and set spec.timeZone to the IANA name instead"
-	// +required
-	Schedule string `json:"schedule"`
+	// Exactly one of schedule and schedules is set.
+	// +optional
+	Schedule string `json:"schedule,omitempty"`
+
+	// schedules, instead of schedule, are several schedules whose times are the CronJob's: the union of
+	// their scheduled times, in order, each instant once (two schedules that meet on an instant give one
+	// run, one Job, named after the instant as always). Each entry may carry its own time zone (spec.timeZone
+	// when unset), so "9:00 in Berlin and 9:00 in New York" is one CronJob; each entry keeps the daylight
+	// saving time rules of its zone. @every is refused here: its intervals count from the last run, which
+	// a union cannot share. Jitter, catch-up, the queue, nextScheduleTime and kubectl cjo next work on
+	// the union. 1 to 10 entries. batch/v1 has no such field.
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=10
+	// +listType=atomic
+	// +optional
+	Schedules []ScheduleEntry `json:"schedules,omitempty"`
 
 	// timeZone is the IANA name of the time zone the schedule is evaluated in, such as "Europe/Berlin".
 	// When unset the schedule is evaluated in UTC. This differs from batch/v1, which uses the local time
@@ -165,6 +179,34 @@ type CronJobSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.lowerAscii() != 'local'",message="timeZone must name an explicit IANA time zone such as 'Europe/Berlin', not Local: the zone of the machine the controller runs on is not part of the CronJob"
 	// +optional
 	TimeZone *string `json:"timeZone,omitempty"`
+
+	// calendars are names of CronCalendars in the CronJob's namespace whose excluded times start no Job:
+	// an excluded scheduled time is reported once (ExcludedByCalendar event, runs_excluded_total), is
+	// never a missed run, and is skipped by nextScheduleTime and kubectl cjo next. While a listed calendar
+	// does not exist no run starts (Ready False, CalendarNotFound): a missing calendar could have excluded
+	// any of them. Editing a calendar re-plans the CronJob with no surprise run. At most 10. batch/v1 has
+	// no such field.
+	// +kubebuilder:validation:MaxItems=10
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=253
+	// +listType=set
+	// +optional
+	Calendars []string `json:"calendars,omitempty"`
+
+	// activeWindow bounds the scheduled times that run: none before notBefore, none after notAfter (both
+	// inclusive bounds, either may be unset). A time outside the window is not a run at all: it is not
+	// missed, not caught up, not queued, and nextScheduleTime skips it (unset after notAfter). batch/v1 has
+	// no such field.
+	// +optional
+	ActiveWindow *ActiveWindow `json:"activeWindow,omitempty"`
+
+	// suspendUntil suspends scheduling until this instant: a scheduled time before it starts no Job and is
+	// not missed; one at or after it runs as usual, so no surprise run happens when it passes (unlike
+	// setting spec.suspend back to false by hand, which is the same: runs due while suspended never start).
+	// Active Jobs go on. Setting or clearing it re-plans with no surprise run. `kubectl cjo suspend NAME
+	// --until 2026-12-27T08:00:00+01:00` sets it. batch/v1 has no such field.
+	// +optional
+	SuspendUntil *metav1.Time `json:"suspendUntil,omitempty"`
 
 	// startingDeadlineSeconds is how late, in seconds, a run may start after its scheduled time. A run
 	// that could not start within it is counted as missed (MissSchedule event) and not started. Unset (or
@@ -401,11 +443,16 @@ type CronJobStatus struct {
 	// +listType=atomic
 	// +optional
 	RecentRuns []RunRecord `json:"recentRuns,omitempty"`
+
+	// lastExcludedTime is the newest scheduled time a calendar excluded that was reported (ExcludedByCalendar),
+	// so each excluded time is reported once. batch/v1 has no such field.
+	// +optional
+	LastExcludedTime *metav1.Time `json:"lastExcludedTime,omitempty"`
 }
 
 // ObservedSchedule is a schedule as the controller observed it, and since when.
 type ObservedSchedule struct {
-	// schedule is spec.schedule as observed.
+	// schedule is spec.schedule as observed; empty when spec.schedules is used (plan covers it).
 	// +kubebuilder:validation:MaxLength=256
 	// +required
 	Schedule string `json:"schedule"`
@@ -418,6 +465,13 @@ type ObservedSchedule struct {
 	// suspended is spec.suspend as observed.
 	// +optional
 	Suspended bool `json:"suspended,omitempty"`
+
+	// plan is a digest of everything else that decides which times run, as observed: spec.schedules,
+	// spec.calendars and the content of each, spec.activeWindow and spec.suspendUntil. Empty when none is
+	// set. When it changes, since moves to now, so no time that was due before the change starts.
+	// +kubebuilder:validation:MaxLength=64
+	// +optional
+	Plan string `json:"plan,omitempty"`
 
 	// since is when the controller first observed this schedule, time zone and suspend state. The first
 	// time the controller sees a CronJob it is status.lastScheduleTime, or the creation time if it never ran.
@@ -506,11 +560,45 @@ type QueuedRun struct {
 	Since metav1.Time `json:"since"`
 }
 
+// ScheduleEntry is one schedule of spec.schedules.
+type ScheduleEntry struct {
+	// schedule is a cron expression with the rules of spec.schedule, except @every.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=256
+	// +kubebuilder:validation:XValidation:rule="self.trim().size() > 0",message="schedule must not be blank: give a cron expression such as '0 9 * * MON-FRI'"
+	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="schedule must not contain TZ= or CRON_TZ=: remove the prefix and set the entry's timeZone instead"
+	// +kubebuilder:validation:XValidation:rule="!self.trim().startsWith('@every')",message="@every is not allowed in spec.schedules: its intervals count from the last run, which schedules cannot share; use spec.schedule for an @every schedule"
+	// +required
+	Schedule string `json:"schedule"`
+
+	// timeZone is the IANA time zone of this schedule; spec.timeZone (or UTC) when unset. The same format
+	// rules as spec.timeZone.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=255
+	// +kubebuilder:validation:XValidation:rule="self.split('/').all(p, p.matches('^[A-Za-z._+0-9-]{1,14}$') && p != '.' && p != '..' && !p.startsWith('-'))",message="timeZone must be an IANA time zone name such as 'Europe/Berlin': path elements of 1 to 14 letters, digits, '.', '_', '+' or '-', no leading '/', no '.' or '..' element, none starting with '-'"
+	// +kubebuilder:validation:XValidation:rule="self.lowerAscii() != 'local'",message="timeZone must name an explicit IANA time zone such as 'Europe/Berlin', not Local"
+	// +optional
+	TimeZone *string `json:"timeZone,omitempty"`
+}
+
+// ActiveWindow is the span of time in which a CronJob's scheduled times run.
+// +kubebuilder:validation:XValidation:rule="has(self.notBefore) || has(self.notAfter)",message="activeWindow needs notBefore, notAfter or both"
+// +kubebuilder:validation:XValidation:rule="!has(self.notBefore) || !has(self.notAfter) || self.notBefore <= self.notAfter",message="activeWindow.notBefore must not be after notAfter"
+type ActiveWindow struct {
+	// notBefore: no scheduled time before it runs.
+	// +optional
+	NotBefore *metav1.Time `json:"notBefore,omitempty"`
+	// notAfter: no scheduled time after it runs.
+	// +optional
+	NotAfter *metav1.Time `json:"notAfter,omitempty"`
+}
+
 // CronJob runs a Job on a cron schedule, like batch/v1 CronJob.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=cjo,categories=all
 // +kubebuilder:printcolumn:name="Schedule",type=string,JSONPath=`.spec.schedule`
+// +kubebuilder:printcolumn:name="Schedules",type=string,JSONPath=`.spec.schedules[*].schedule`,priority=1,description="spec.schedules, when used instead of spec.schedule"
 // +kubebuilder:printcolumn:name="TimeZone",type=string,JSONPath=`.spec.timeZone`
 // +kubebuilder:printcolumn:name="Suspend",type=boolean,JSONPath=`.spec.suspend`
 // +kubebuilder:printcolumn:name="Active",type=string,JSONPath=`.status.active[*].name`,description="Names of the active Jobs"
@@ -524,6 +612,7 @@ type QueuedRun struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.maxCatchUpRuns) || (has(self.spec.missedRunPolicy) && self.spec.missedRunPolicy == 'All')",message="spec.maxCatchUpRuns is only allowed with missedRunPolicy All: remove it or set missedRunPolicy: All"
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.jitterSeconds) || !has(self.spec.startingDeadlineSeconds) || self.spec.jitterSeconds == 0 || self.spec.jitterSeconds < self.spec.startingDeadlineSeconds",message="spec.jitterSeconds must be shorter than spec.startingDeadlineSeconds, or a delayed run could be past its deadline: lower the jitter or raise the deadline"
 // +kubebuilder:validation:XValidation:rule="!has(self.spec.startTimeoutSeconds) || !has(self.spec.runTimeoutSeconds) || self.spec.startTimeoutSeconds < self.spec.runTimeoutSeconds",message="spec.startTimeoutSeconds must be shorter than spec.runTimeoutSeconds, or the run timeout would always end a run first: lower startTimeoutSeconds or raise runTimeoutSeconds"
+// +kubebuilder:validation:XValidation:rule="has(self.spec.schedule) != has(self.spec.schedules)",message="set exactly one of spec.schedule and spec.schedules"
 // +kubebuilder:validation:XValidation:rule="self.metadata.name.size() <= 52",message="metadata.name must be at most 52 characters: Job names add a dash and the scheduled minute and must fit 63"
 type CronJob struct {
 	metav1.TypeMeta   `json:",inline"`

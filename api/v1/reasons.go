@@ -24,6 +24,16 @@ const (
 	// ReasonPausedAfterFailures (Ready=False, Warning event too): spec.pauseAfterFailures runs in a row
 	// failed, and the controller suspended the CronJob; resume it to schedule again.
 	ReasonPausedAfterFailures = "PausedAfterFailures"
+	// ReasonCalendarNotFound (Ready=False, Warning event too): a CronCalendar of spec.calendars does not
+	// exist in the CronJob's namespace; no run starts until it does or the reference goes.
+	ReasonCalendarNotFound = "CalendarNotFound"
+	// ReasonInvalidCalendar (Ready=False, Warning event too): a CronCalendar of spec.calendars has an entry
+	// the controller cannot use (one admitted before a rule, or without the webhook); no run starts.
+	ReasonInvalidCalendar = "InvalidCalendar"
+	// ReasonActiveWindowEnded (Ready=True): spec.activeWindow.notAfter has passed; no run starts again.
+	ReasonActiveWindowEnded = "ActiveWindowEnded"
+	// ReasonSuspendedUntil (Ready=True): spec.suspendUntil is in the future; runs start again at it.
+	ReasonSuspendedUntil = "SuspendedUntil"
 
 	// ConditionHealthy is the dead-man's switch (spec.successDeadlineSeconds): True while the CronJob
 	// succeeded recently enough, False when not. Absent when spec.successDeadlineSeconds is unset.
@@ -59,6 +69,9 @@ const (
 	ReasonMissingJob = "MissingJob"
 	// ReasonUnexpectedJob (Warning): a Job listed in status.active is not a Job of this CronJob.
 	ReasonUnexpectedJob = "UnexpectedJob"
+	// ReasonExcludedByCalendar (Normal): a scheduled time was excluded by a CronCalendar of spec.calendars
+	// and started no Job; reported once per time. batch/v1 has no such event.
+	ReasonExcludedByCalendar = "ExcludedByCalendar"
 	// ReasonMissedRunsDropped (Warning): under missedRunPolicy All, missed runs beyond spec.maxCatchUpRuns
 	// do not start. batch/v1 has no such event.
 	ReasonMissedRunsDropped = "MissedRunsDropped"

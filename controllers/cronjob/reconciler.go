@@ -90,6 +90,7 @@ func (r *Reconciler) firstReconcile(now time.Time) time.Time {
 // OwnerReferencesPermissionEnforcement admission plugin (OpenShift, some hardened clusters) let only a
 // client that may update the owner's finalizers set it.
 // +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=cronjobs/finalizers,verbs=update
+// +kubebuilder:rbac:groups=batch.cronjob-operator.dev,resources=croncalendars,verbs=get;list;watch
 // +kubebuilder:rbac:groups=batch,resources=jobs,verbs=get;list;watch;create;delete
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
