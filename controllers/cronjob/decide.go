@@ -86,10 +86,11 @@ type droppedRun struct {
 	why       string
 }
 
-// decide decides one reconcile of cj at now; owned are its Jobs (from the cache). See the file comment.
-func decide(cj *cronjobv1.CronJob, owned []*batchv1.Job, now time.Time) decision {
+// decide decides one reconcile of cj at now; owned are its Jobs (from the cache), cals the calendars of
+// spec.calendars that exist, compiled. See the file comment.
+func decide(cj *cronjobv1.CronJob, owned []*batchv1.Job, now time.Time, cals schedule.Calendars) decision {
 	var d decision
-	sched, loc, err := schedule.Parse(cj.Spec.Schedule, cj.Spec.TimeZone)
+	sched, loc, err := schedule.ForScheduler(cj, cals)
 	if err != nil {
 		if se, ok := errors.AsType[*schedule.Error](err); ok {
 			d.scheduleErr = se

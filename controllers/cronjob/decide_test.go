@@ -142,8 +142,8 @@ func TestDecide(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			cj := tc.cronJob.Obj()
-			observeSchedule(cj, tc.now, time.Time{})
-			d := decide(cj, tc.jobs, tc.now)
+			observeSchedule(cj, tc.now, time.Time{}, "")
+			d := decide(cj, tc.jobs, tc.now, nil)
 			gotErr := ""
 			if d.scheduleErr != nil {
 				gotErr = d.scheduleErr.Reason

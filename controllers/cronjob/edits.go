@@ -15,7 +15,7 @@ import (
 
 // scheduleFields are the fields of spec whose edit changes which runs start (see observeSchedule), as
 // they appear in managedFields (fieldsV1).
-var scheduleFields = []string{"f:schedule", "f:timeZone", "f:suspend"}
+var scheduleFields = []string{"f:schedule", "f:timeZone", "f:suspend", "f:schedules", "f:calendars", "f:activeWindow", "f:suspendUntil"}
 
 // scheduleEditTime returns when the API server recorded the last edit of spec.schedule, spec.timeZone or
 // spec.suspend, when observeSchedule needs it: when they differ from status.observedSchedule, or on the
@@ -30,7 +30,7 @@ var scheduleFields = []string{"f:schedule", "f:timeZone", "f:suspend"}
 // because the cache strips managedFields: one GET per edit of those fields, none otherwise.
 func (s *syncer) scheduleEditTime(ctx context.Context) (time.Time, error) {
 	first := s.cj.Status.ObservedSchedule == nil
-	if !scheduleChanged(s.cj) && (!first || s.cj.Generation <= 1) {
+	if !scheduleChanged(s.cj, s.plan) && (!first || s.cj.Generation <= 1) {
 		return time.Time{}, nil
 	}
 	live := &metav1.PartialObjectMetadata{}

@@ -1,15 +1,18 @@
 package cronjob
 
 import (
+	"context"
 	"fmt"
 	"sync/atomic"
 
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/client-go/util/workqueue"
+	"k8s.io/klog/v2"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -20,6 +23,7 @@ import (
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/clocks"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
 )
 
 // SetupWithManager wires the reconciler into mgr as the controller ControllerName: it reconciles CronJobs
@@ -45,6 +49,8 @@ func (r *Reconciler) SetupWithManager(mgr manager.Manager, maxConcurrent int) er
 		// A Job of someone else that holds the name of a due run blocks that run (see blockedRuns); when it
 		// changes or goes, the CronJob is reconciled again, so the run starts as soon as it can.
 		Watches(&batchv1.Job{}, handler.EnqueueRequestsFromMapFunc(r.blocked.cronJobsBlockedBy)).
+		// Creating, editing or deleting a CronCalendar re-plans the CronJobs of its namespace that list it.
+		Watches(&cronjobv1.CronCalendar{}, handler.EnqueueRequestsFromMapFunc(r.cronJobsOfCalendar)).
 		WithOptions(copts).
 		Complete(r)
 	if err != nil {
@@ -111,4 +117,19 @@ func (c *controllerQueue) AddLast(req reconcile.Request) {
 		return
 	}
 	(*q).Add(req)
+}
+
+// cronJobsOfCalendar maps a CronCalendar to the CronJobs of its namespace that list it (index.CalendarKey).
+func (r *Reconciler) cronJobsOfCalendar(ctx context.Context, obj client.Object) []reconcile.Request {
+	var list cronjobv1.CronJobList
+	if err := r.Client.List(ctx, &list, client.InNamespace(obj.GetNamespace()),
+		client.MatchingFields{index.CalendarKey: obj.GetName()}); err != nil {
+		ctrl.LoggerFrom(ctx).Error(err, "Listing the CronJobs of a calendar", "calendar", klog.KObj(obj))
+		return nil
+	}
+	reqs := make([]reconcile.Request, 0, len(list.Items))
+	for i := range list.Items {
+		reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
+	}
+	return reqs
 }

@@ -35,11 +35,12 @@ func setReady(cj *cronjobv1.CronJob, status metav1.ConditionStatus, reason, mess
 //     starts and none due before it. editedAt is kept within [the previous since, now]; zero means now.
 //
 // An edit time later than now (the API server's clock ahead of ours) counts as now.
-func observeSchedule(cj *cronjobv1.CronJob, now, editedAt time.Time) {
+func observeSchedule(cj *cronjobv1.CronJob, now, editedAt time.Time, plan string) {
 	cur := cronjobv1.ObservedSchedule{
 		Schedule:  cj.Spec.Schedule,
 		TimeZone:  ptr.Deref(cj.Spec.TimeZone, ""),
 		Suspended: ptr.Deref(cj.Spec.Suspend, false),
+		Plan:      plan,
 	}
 	if editedAt.After(now) {
 		editedAt = now
@@ -58,7 +59,7 @@ func observeSchedule(cj *cronjobv1.CronJob, now, editedAt time.Time) {
 		return
 	}
 	switch {
-	case !scheduleChanged(cj):
+	case !scheduleChanged(cj, plan):
 		return
 	case editedAt.IsZero():
 		cur.Since = metav1.NewTime(now)
@@ -70,12 +71,12 @@ func observeSchedule(cj *cronjobv1.CronJob, now, editedAt time.Time) {
 	cj.Status.ObservedSchedule = &cur
 }
 
-// scheduleChanged reports whether spec.schedule, spec.timeZone or spec.suspend differ from what
-// status.observedSchedule records; false when nothing was observed yet.
-func scheduleChanged(cj *cronjobv1.CronJob) bool {
+// scheduleChanged reports whether spec.schedule, spec.timeZone, spec.suspend or the plan (planDigest)
+// differ from what status.observedSchedule records; false when nothing was observed yet.
+func scheduleChanged(cj *cronjobv1.CronJob, plan string) bool {
 	obs := cj.Status.ObservedSchedule
 	return obs != nil && (obs.Schedule != cj.Spec.Schedule || obs.TimeZone != ptr.Deref(cj.Spec.TimeZone, "") ||
-		obs.Suspended != ptr.Deref(cj.Spec.Suspend, false))
+		obs.Suspended != ptr.Deref(cj.Spec.Suspend, false) || obs.Plan != plan)
 }
 
 // laterTime returns the later of a and b; nil counts as the earliest.

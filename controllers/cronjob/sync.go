@@ -41,6 +41,10 @@ type syncer struct {
 	adoptAs cronjobv1.RunTrigger
 	// wakeAt is the earliest run timeout still ahead (timeout.go), zero if none: the requeue wakes then.
 	wakeAt time.Time
+	// cals are the CronCalendars of spec.calendars that exist, compiled, and plan the digest of what
+	// decides the scheduled times besides spec.schedule, spec.timeZone and spec.suspend (plan.go).
+	cals schedule.Calendars
+	plan string
 }
 
 // announceCreated emits a SuccessfulCreate event about cj for each of the Jobs names. Under Jobs first (deferred.go)
@@ -85,12 +89,16 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 	if err := s.pauseOrResume(ctx); err != nil {
 		return ctrl.Result{}, err
 	}
+	calErr := s.loadPlan(ctx)
 	editedAt, err := s.scheduleEditTime(ctx)
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	observeSchedule(s.cj, s.now, editedAt)
-	d := decide(s.cj, s.jobs, s.now)
+	observeSchedule(s.cj, s.now, editedAt, s.plan)
+	d := decide(s.cj, s.jobs, s.now, s.cals)
+	if calErr != nil && d.scheduleErr == nil {
+		d = decision{scheduleErr: calErr}
+	}
 	defer s.trace(ctx, &d)
 	if d.scheduleErr != nil {
 		s.haltUnparseable(d.scheduleErr)
@@ -101,6 +109,9 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, nil
 	}
 	result := s.setNext(&d)
+	if at, ok := schedule.RequeueAfter(s.reportExcluded(&d), s.now); ok && (result.RequeueAfter == 0 || at < result.RequeueAfter) {
+		result.RequeueAfter = at
+	}
 	if d.neverFires {
 		return result, nil
 	}
@@ -155,6 +166,11 @@ func (s *syncer) setNext(d *decision) ctrl.Result {
 	}
 	if after, ok := schedule.RequeueAfter(d.plan.NextStart, s.now); ok {
 		return ctrl.Result{RequeueAfter: after}
+	}
+	if d.neverFires && s.windowEnded() {
+		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonActiveWindowEnded,
+			fmt.Sprintf("spec.activeWindow.notAfter is %s: no scheduled time is left in the window; no run starts again until it moves", s.cj.Spec.ActiveWindow.NotAfter.UTC().Format(time.RFC3339)), s.now)
+		return ctrl.Result{}
 	}
 	if d.neverFires {
 		msg := fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix spec.schedule", s.cj.Spec.Schedule)
@@ -234,7 +250,19 @@ func (s *syncer) setReadyAfterRun(failure string) {
 		setReady(s.cj, metav1.ConditionFalse, cronjobv1.ReasonFailedCreate, failure, s.now)
 		return
 	}
+	if until := s.cj.Spec.SuspendUntil; until != nil && s.now.Before(until.Time) {
+		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonSuspendedUntil,
+			fmt.Sprintf("spec.suspendUntil is %s: no scheduled time before it starts a run", until.UTC().Format(time.RFC3339)), s.now)
+		return
+	}
 	setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonScheduled, "", s.now)
+}
+
+// windowEnded reports whether spec.activeWindow has an end (notAfter): a schedule that has no time left
+// then ends with the window, not because it never fires.
+func (s *syncer) windowEnded() bool {
+	w := s.cj.Spec.ActiveWindow
+	return w != nil && w.NotAfter != nil
 }
 
 // droppedCount says how many runs were dropped; the count is exact up to schedule.MaxMissedTimes.

@@ -15,6 +15,7 @@ const (
 	MetricJobCreationSkew    = "cronjob_operator_job_creation_skew_seconds"
 	MetricRunsStarted        = "cronjob_operator_runs_started_total"
 	MetricRunsMissed         = "cronjob_operator_runs_missed_total"
+	MetricRunsExcluded       = "cronjob_operator_runs_excluded_total"
 	MetricJobCreateFailures  = "cronjob_operator_job_create_failures_total"
 	MetricJobsDeleted        = "cronjob_operator_jobs_deleted_total"
 	MetricRunsEnded          = "cronjob_operator_runs_ended_total"
@@ -43,7 +44,7 @@ const (
 // per-CronJob state metrics.
 func MetricNames() []string {
 	return []string{
-		MetricJobCreationSkew, MetricRunsStarted, MetricRunsMissed, MetricJobCreateFailures, MetricJobsDeleted, MetricRunsEnded,
+		MetricJobCreationSkew, MetricRunsStarted, MetricRunsMissed, MetricRunsExcluded, MetricJobCreateFailures, MetricJobsDeleted, MetricRunsEnded,
 		MetricCronJobInfo, MetricCronJobCreated, MetricNextScheduleTime, MetricLastScheduleTime,
 		MetricLastSuccessfulTime, MetricLastFailureTime, MetricActive, MetricQueued, MetricSuspend, MetricCondition,
 		MetricRunTimeout, MetricStartTimeout, MetricSuccessDeadline, MetricPaused, MetricConsecutiveFailures,
@@ -121,6 +122,7 @@ type Metrics struct {
 	skew           prometheus.Histogram
 	started        *prometheus.CounterVec
 	missed         *prometheus.CounterVec
+	excluded       prometheus.Counter
 	createFailures prometheus.Counter
 	deleted        *prometheus.CounterVec
 	ended          *prometheus.CounterVec
@@ -147,6 +149,10 @@ func NewMetrics() *Metrics {
 			Name: MetricRunsMissed,
 			Help: "Runs that did not start, once per run, by reason: past_deadline, too_many_missed, superseded, forbid, max_active, queue_full, queue_expired.",
 		}, []string{"reason"}),
+		excluded: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: MetricRunsExcluded,
+			Help: "Scheduled times a CronCalendar excluded (spec.calendars), once per time: no Job started, and they are not missed runs.",
+		}),
 		createFailures: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: MetricJobCreateFailures,
 			Help: "Job creates that failed with an API error (each attempt; the reconcile is retried).",
@@ -178,7 +184,7 @@ func NewMetrics() *Metrics {
 
 // Collectors returns the metrics, to register them.
 func (m *Metrics) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.skew, m.started, m.missed, m.createFailures, m.deleted, m.ended}
+	return []prometheus.Collector{m.skew, m.started, m.missed, m.excluded, m.createFailures, m.deleted, m.ended}
 }
 
 // DefaultMetrics returns the metrics registered on controller-runtime's registry, which its metrics server
@@ -221,6 +227,14 @@ func (m *Metrics) RunsMissed(reason string, n int) {
 		return
 	}
 	m.missed.WithLabelValues(reason).Add(float64(n))
+}
+
+// RunsExcluded counts n scheduled times a calendar excluded; n must not be negative.
+func (m *Metrics) RunsExcluded(n int) {
+	if m == nil {
+		return
+	}
+	m.excluded.Add(float64(n))
 }
 
 // JobCreateFailed counts a Job create that failed with an API error.

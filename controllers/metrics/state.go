@@ -279,7 +279,7 @@ func (r *stateRow) appendSeries(dst []stateSample, name string) []stateSample {
 	var t *metav1.Time
 	switch name {
 	case MetricCronJobInfo:
-		return append(dst, stateSample{value: 1, extra: [3]string{cj.Spec.Schedule, ptr.Deref(cj.Spec.TimeZone, ""), string(cj.Spec.ConcurrencyPolicy)}})
+		return append(dst, stateSample{value: 1, extra: [3]string{scheduleLabel(cj), ptr.Deref(cj.Spec.TimeZone, ""), string(cj.Spec.ConcurrencyPolicy)}})
 	case MetricCronJobCreated:
 		return append(dst, stateSample{value: unixSeconds(cj.CreationTimestamp.Time)})
 	case MetricNextScheduleTime:
@@ -396,6 +396,9 @@ func (m scheduleMemo) nextRunTime(cj *cronjobv1.CronJob) (time.Time, bool) {
 	if ptr.Deref(cj.Spec.Suspend, false) {
 		return time.Time{}, false
 	}
+	if planned(cj) {
+		return plannedNextRunTime(cj)
+	}
 	key := [2]string{cj.Spec.Schedule, ptr.Deref(cj.Spec.TimeZone, "")}
 	sched, seen := m[key]
 	if !seen {
@@ -418,4 +421,46 @@ func lowerStatus(s metav1.ConditionStatus) string {
 		return "false"
 	}
 	return "unknown"
+}
+
+// planned reports whether cj uses a field that makes its times more than one schedule's: spec.schedules,
+// spec.calendars, spec.activeWindow or spec.suspendUntil. Such CronJobs are not memoised.
+func planned(cj *cronjobv1.CronJob) bool {
+	s := &cj.Spec
+	return len(s.Schedules) > 0 || len(s.Calendars) > 0 || s.ActiveWindow != nil || s.SuspendUntil != nil
+}
+
+// plannedNextRunTime is nextRunTime for a planned CronJob, by the scheduler's own math
+// (schedule.ForScheduler) except the calendars, which a scrape does not read: it counts from the newest
+// time a calendar excluded (status.lastExcludedTime) when that is later, and the controller records that
+// time when it passes, so an excluded time is not shown as due for longer than a reconcile.
+func plannedNextRunTime(cj *cronjobv1.CronJob) (time.Time, bool) {
+	c := *cj
+	c.Spec.Calendars = nil
+	sched, _, err := schedule.ForScheduler(&c, nil)
+	if err != nil {
+		return time.Time{}, false
+	}
+	earliest := schedule.EarliestTime(cj)
+	if ex := cj.Status.LastExcludedTime; ex != nil && ex.After(earliest) {
+		earliest = ex.Time
+	}
+	next := schedule.Next(sched, earliest, earliest)
+	return next, !next.IsZero()
+}
+
+// scheduleLabel is the schedule label of the info series: spec.schedule, or the entries of spec.schedules
+// joined by "; ", each followed by its own time zone in brackets when it has one.
+func scheduleLabel(cj *cronjobv1.CronJob) string {
+	if len(cj.Spec.Schedules) == 0 {
+		return cj.Spec.Schedule
+	}
+	parts := make([]string, len(cj.Spec.Schedules))
+	for i, e := range cj.Spec.Schedules {
+		parts[i] = e.Schedule
+		if e.TimeZone != nil {
+			parts[i] += " (" + *e.TimeZone + ")"
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -22,12 +22,14 @@ type NextRun struct {
 // NextRuns returns the next n runs of the CronJob scheduled strictly after `after`, oldest first,
 // and the time zone its schedule is evaluated in (spec.timeZone, UTC when unset), by the controller's own
 // schedule math: the same parser, daylight saving time rules, @every anchor (the last scheduled time, or
-// the creation time, or when the schedule was last edited) and jitter as the scheduler. Fewer than n runs
+// the creation time, or when the schedule was last edited) and jitter as the scheduler, over the union of
+// spec.schedules, without the times the calendars cals (by name, see ForCronJob), spec.activeWindow and
+// spec.suspendUntil exclude. Fewer than n runs
 // come back when the schedule has no more in the next five years (none for "0 0 31 2 *"). The error, for
 // an unparseable schedule or an unknown time zone, says what to fix; n <= 0 returns no runs and no error.
 // It is what `kubectl cjo next` prints.
-func NextRuns(cj *cronjobv1.CronJob, after time.Time, n int) ([]NextRun, *time.Location, error) {
-	sched, loc, err := Parse(cj.Spec.Schedule, cj.Spec.TimeZone)
+func NextRuns(cj *cronjobv1.CronJob, cals Calendars, after time.Time, n int) ([]NextRun, *time.Location, error) {
+	sched, loc, err := ForScheduler(cj, cals)
 	if err != nil {
 		if se, ok := errors.AsType[*Error](err); ok {
 			return nil, nil, errors.New(se.Message)

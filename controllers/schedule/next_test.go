@@ -15,7 +15,7 @@ import (
 
 // With jitter, each run starts at its scheduled time plus the delay the controller computes for it.
 func TestNextScheduleTimesWithJitter(t *testing.T) {
-	runs, _, err := NextRuns(Hourly().JitterSeconds(600).LastScheduleTime(PriorHour).Obj(), IsTime, 2)
+	runs, _, err := NextRuns(Hourly().JitterSeconds(600).LastScheduleTime(PriorHour).Obj(), nil, IsTime, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestNextScheduleTimes(t *testing.T) {
 	}
 	for caseName, tc := range cases {
 		t.Run(caseName, func(t *testing.T) {
-			runs, loc, err := NextRuns(tc.cronJob().Obj(), tc.after, tc.n)
+			runs, loc, err := NextRuns(tc.cronJob().Obj(), nil, tc.after, tc.n)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)

@@ -39,6 +39,9 @@ const (
 type Error struct {
 	Reason  string
 	Message string
+	// Field is the path of the field at fault when it is not spec.schedule or spec.timeZone
+	// (spec.schedules[1].timeZone, ...); empty otherwise.
+	Field string
 }
 
 // Error returns the message.

@@ -109,9 +109,10 @@ func (v *CronJobCustomValidator) validate(ctx context.Context, cj, old *cronjobv
 	now := clocks.OrReal(v.Clock).Now()
 	var warnings admission.Warnings
 	scheduled, loc := now, time.UTC
-	sched, parsedLoc, err := schedule.Parse(cj.Spec.Schedule, cj.Spec.TimeZone)
+	sched, parsedLoc, err := schedulesOf(cj)
 	if old == nil || old.Spec.Schedule != cj.Spec.Schedule ||
 		ptr.Deref(old.Spec.TimeZone, "") != ptr.Deref(cj.Spec.TimeZone, "") ||
+		!equality.Semantic.DeepEqual(old.Spec.Schedules, cj.Spec.Schedules) ||
 		ptr.Deref(old.Spec.JitterSeconds, 0) != ptr.Deref(cj.Spec.JitterSeconds, 0) {
 		w, err := checkSchedule(cj, sched, err, now)
 		if err != nil {
@@ -148,7 +149,10 @@ func checkSchedule(cj *cronjobv1.CronJob, sched cron.Schedule, parseErr error, n
 		}
 		path := field.NewPath("spec", "schedule")
 		value := any(cj.Spec.Schedule)
-		if se.Reason == cronjobv1.ReasonUnknownTimeZone {
+		switch {
+		case se.Field != "":
+			path, value = field.NewPath(se.Field), cj.Spec.Schedules
+		case se.Reason == cronjobv1.ReasonUnknownTimeZone:
 			path, value = field.NewPath("spec", "timeZone"), ptr.Deref(cj.Spec.TimeZone, "")
 		}
 		return nil, apierrors.NewInvalid(cronjobv1.GroupVersion.WithKind("CronJob").GroupKind(), cj.Name,
@@ -158,12 +162,28 @@ func checkSchedule(cj *cronjobv1.CronJob, sched cron.Schedule, parseErr error, n
 		if gap := schedule.ShortestInterval(sched, now); gap > 0 && time.Duration(jitter)*time.Second >= gap {
 			return nil, apierrors.NewInvalid(cronjobv1.GroupVersion.WithKind("CronJob").GroupKind(), cj.Name,
 				field.ErrorList{field.Invalid(field.NewPath("spec", "jitterSeconds"), jitter,
-					fmt.Sprintf("must be shorter than the shortest interval between two runs of spec.schedule %q, %v, or a delayed run could start after the next one is due: set it below %d",
-						cj.Spec.Schedule, gap, int64(gap/time.Second)))})
+					fmt.Sprintf("must be shorter than the shortest interval between two runs of %s, %v, or a delayed run could start after the next one is due: set it below %d",
+						scheduleName(cj), gap, int64(gap/time.Second)))})
 		}
 	}
 	if schedule.Next(sched, now, now).IsZero() {
-		return admission.Warnings{fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?); the CronJob will never run", cj.Spec.Schedule)}, nil
+		return admission.Warnings{fmt.Sprintf("%s has no scheduled time in the next five years (a date that does not exist, such as 31 February?, or an activeWindow that has ended); the CronJob will never run", scheduleName(cj))}, nil
 	}
 	return nil, nil
+}
+
+// schedulesOf is the CronJob's scheduled times as the scheduler computes them (schedule.ForScheduler), but
+// for its calendars, which only remove times and are checked by their own webhook.
+func schedulesOf(cj *cronjobv1.CronJob) (cron.Schedule, *time.Location, error) {
+	c := *cj
+	c.Spec.Calendars = nil
+	return schedule.ForScheduler(&c, nil)
+}
+
+// scheduleName names the CronJob's schedule in a message: spec.schedule "...", or spec.schedules.
+func scheduleName(cj *cronjobv1.CronJob) string {
+	if len(cj.Spec.Schedules) > 0 {
+		return "spec.schedules (their union)"
+	}
+	return fmt.Sprintf("spec.schedule %q", cj.Spec.Schedule)
 }

@@ -1,6 +1,7 @@
 package builders
 
 import (
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -341,5 +342,51 @@ func (w *CronJobWrapper) Annotation(key, value string) *CronJobWrapper {
 		w.Annotations = map[string]string{}
 	}
 	w.Annotations[key] = value
+	return w
+}
+
+// Schedules sets spec.schedules (and clears spec.schedule): each entry is a cron expression, optionally
+// followed by " @ ZONE" for its own time zone ("0 9 * * * @ America/New_York").
+func (w *CronJobWrapper) Schedules(entries ...string) *CronJobWrapper {
+	w.Spec.Schedule = ""
+	w.Spec.Schedules = nil
+	for _, e := range entries {
+		entry := cronjobv1.ScheduleEntry{Schedule: e}
+		if cronExpr, zone, ok := strings.Cut(e, " @ "); ok {
+			entry = cronjobv1.ScheduleEntry{Schedule: cronExpr, TimeZone: ptr.To(zone)}
+		}
+		w.Spec.Schedules = append(w.Spec.Schedules, entry)
+	}
+	return w
+}
+
+// Calendars sets spec.calendars.
+func (w *CronJobWrapper) Calendars(names ...string) *CronJobWrapper {
+	w.Spec.Calendars = names
+	return w
+}
+
+// ActiveWindow sets spec.activeWindow; a zero time leaves that bound unset.
+func (w *CronJobWrapper) ActiveWindow(notBefore, notAfter time.Time) *CronJobWrapper {
+	win := &cronjobv1.ActiveWindow{}
+	if !notBefore.IsZero() {
+		win.NotBefore = ptr.To(metav1.NewTime(notBefore))
+	}
+	if !notAfter.IsZero() {
+		win.NotAfter = ptr.To(metav1.NewTime(notAfter))
+	}
+	w.Spec.ActiveWindow = win
+	return w
+}
+
+// SuspendUntil sets spec.suspendUntil.
+func (w *CronJobWrapper) SuspendUntil(t time.Time) *CronJobWrapper {
+	w.Spec.SuspendUntil = ptr.To(metav1.NewTime(t))
+	return w
+}
+
+// LastExcludedTime sets status.lastExcludedTime.
+func (w *CronJobWrapper) LastExcludedTime(t time.Time) *CronJobWrapper {
+	w.Status.LastExcludedTime = ptr.To(metav1.NewTime(t))
 	return w
 }

@@ -224,7 +224,7 @@ var _ = Describe("Runs on the team's terms", func() {
 			By("publishing each start in status.nextScheduleTime, within [11:00, 11:10)")
 			starts := map[string]time.Time{}
 			for _, cj := range cjs {
-				next, _, err := schedule.NextRuns(cj, at("10:30:00"), 1)
+				next, _, err := schedule.NextRuns(cj, nil, at("10:30:00"), 1)
 				Expect(err).NotTo(HaveOccurred())
 				Expect(next).To(HaveLen(1))
 				start := next[0].Start.UTC()

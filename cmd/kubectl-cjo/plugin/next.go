@@ -38,7 +38,7 @@ func (e *env) next(ctx context.Context, cmd *cobra.Command, name string, count i
 	if err != nil {
 		return err
 	}
-	runs, loc, err := schedule.NextRuns(cj, e.clk.Now(), count)
+	runs, loc, err := schedule.NextRuns(cj, nil, e.clk.Now(), count)
 	if err != nil {
 		return fmt.Errorf("CronJob %s: %w", name, err)
 	}

@@ -210,7 +210,7 @@ func TestNext(t *testing.T) {
 func TestNextWithJitter(t *testing.T) {
 	cj := builders.MakeCronJob("spread", "team-a").Schedule("0 * * * *").JitterSeconds(600).UID("6a1f3c2e-0d4b-4e8f-9a57-2b1c0e9d7f31").
 		CreationTimestamp(now.Add(-time.Hour)).Obj()
-	want, _, err := schedule.NextRuns(cj, now, 3)
+	want, _, err := schedule.NextRuns(cj, nil, now, 3)
 	if err != nil || len(want) != 3 {
 		t.Fatalf("schedule.NextRuns: %v, %d runs", err, len(want))
 	}

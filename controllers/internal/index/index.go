@@ -16,9 +16,11 @@ const (
 	JobOwnerKey = ".metadata.controller"
 	// RunCronJobKey indexes CronJobRuns by spec.cronJobName (RunCronJob).
 	RunCronJobKey = ".spec.cronJobName"
+	// CalendarKey indexes CronJobs by the names in spec.calendars (Calendars).
+	CalendarKey = ".spec.calendars"
 )
 
-// Setup registers both indexes on the manager's field indexer; it must run before the manager starts.
+// Setup registers the indexes on the manager's field indexer; it must run before the manager starts.
 func Setup(ctx context.Context, fi client.FieldIndexer) error {
 	if err := fi.IndexField(ctx, &batchv1.Job{}, JobOwnerKey, JobOwner); err != nil {
 		return fmt.Errorf("indexing jobs by owner: %w", err)
@@ -26,7 +28,15 @@ func Setup(ctx context.Context, fi client.FieldIndexer) error {
 	if err := fi.IndexField(ctx, &cronjobv1.CronJobRun{}, RunCronJobKey, RunCronJob); err != nil {
 		return fmt.Errorf("indexing cronjobruns by cronjob: %w", err)
 	}
+	if err := fi.IndexField(ctx, &cronjobv1.CronJob{}, CalendarKey, Calendars); err != nil {
+		return fmt.Errorf("indexing cronjobs by calendar: %w", err)
+	}
 	return nil
+}
+
+// Calendars is the CalendarKey index: the CronJob's spec.calendars.
+func Calendars(obj client.Object) []string {
+	return obj.(*cronjobv1.CronJob).Spec.Calendars
 }
 
 // JobOwner is the JobOwnerKey index: the name of the Job's controlling CronJob of our group, if any.

@@ -94,6 +94,8 @@ func (r *recordingIndexer) IndexField(_ context.Context, obj client.Object, fiel
 		sample = RunningJob(TopOfTheHour)
 	case *cronjobv1.CronJobRun:
 		sample = builders.MakeCronJobRun("hourly-now", Namespace, "hourly").Obj()
+	case *cronjobv1.CronJob:
+		sample = Hourly().Calendars("holidays", "freeze").Obj()
 	}
 	r.calls = append(r.calls, fmt.Sprintf("%T %s: %v", obj, field, extract(sample)))
 	return r.errs[field]
@@ -108,10 +110,11 @@ func TestSetup(t *testing.T) {
 		wantCalls []string
 		wantErr   string
 	}{
-		"both indexes registered": {
+		"every index registered": {
 			wantCalls: []string{
 				"*v1.Job .metadata.controller: [hourly]",
 				"*v1.CronJobRun .spec.cronJobName: [hourly]",
+				"*v1.CronJob .spec.calendars: [holidays freeze]",
 			},
 		},
 		"the Job index fails: its error, wrapped, and no further index": {
@@ -126,6 +129,15 @@ func TestSetup(t *testing.T) {
 				"*v1.CronJobRun .spec.cronJobName: [hourly]",
 			},
 			wantErr: "indexing cronjobruns by cronjob: informer already started",
+		},
+		"the CronJob index fails: its error, wrapped": {
+			errs: map[string]error{index.CalendarKey: errIndex},
+			wantCalls: []string{
+				"*v1.Job .metadata.controller: [hourly]",
+				"*v1.CronJobRun .spec.cronJobName: [hourly]",
+				"*v1.CronJob .spec.calendars: [holidays freeze]",
+			},
+			wantErr: "indexing cronjobs by calendar: informer already started",
 		},
 	}
 	for name, tc := range cases {

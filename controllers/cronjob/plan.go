@@ -1,0 +1,119 @@
+package cronjob
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/calendar"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
+)
+
+// loadPlan reads the CronCalendars of spec.calendars from the cache, compiles them into s.cals, and
+// sets s.plan, the digest observeSchedule compares. A calendar that does not exist is left out of s.cals
+// (the schedule then reports CalendarNotFound) and enters the digest as missing, so its creation re-plans
+// too. A calendar that does not compile is an error of the CronJob (InvalidCalendar).
+func (s *syncer) loadPlan(ctx context.Context) *schedule.Error {
+	s.cals, s.plan = nil, ""
+	spec := &s.cj.Spec
+	if len(spec.Schedules) == 0 && len(spec.Calendars) == 0 && spec.ActiveWindow == nil && spec.SuspendUntil == nil {
+		return nil
+	}
+	specs := make(map[string]*cronjobv1.CronCalendarSpec, len(spec.Calendars))
+	s.cals = make(schedule.Calendars, len(spec.Calendars))
+	var invalid *schedule.Error
+	for _, name := range spec.Calendars {
+		cal := &cronjobv1.CronCalendar{}
+		err := s.r.Client.Get(ctx, client.ObjectKey{Namespace: s.cj.Namespace, Name: name}, cal)
+		if err != nil {
+			if !apierrors.IsNotFound(err) {
+				return &schedule.Error{Reason: cronjobv1.ReasonCalendarNotFound,
+					Message: fmt.Sprintf("spec.calendars: reading CronCalendar %q: %v", name, err)}
+			}
+			specs[name] = nil
+			continue
+		}
+		specs[name] = &cal.Spec
+		compiled, err := calendar.Compile(cal.Spec)
+		if err != nil {
+			if invalid == nil {
+				invalid = &schedule.Error{Reason: cronjobv1.ReasonInvalidCalendar,
+					Message: fmt.Sprintf("spec.calendars: CronCalendar %q cannot be used: %v: fix the calendar (no run starts until then)", name, err)}
+			}
+			continue
+		}
+		s.cals[name] = compiled
+	}
+	s.plan = planDigest(spec, specs)
+	return invalid
+}
+
+// planDigest is status.observedSchedule.plan: a digest (FNV-64a, hex) of spec.schedules, spec.calendars
+// with each calendar's spec (nil for a missing one), spec.activeWindow and spec.suspendUntil; empty when
+// the CronJob uses none of them, so that CronJobs that do not are never re-planned by this field.
+func planDigest(spec *cronjobv1.CronJobSpec, calendars map[string]*cronjobv1.CronCalendarSpec) string {
+	if len(spec.Schedules) == 0 && len(spec.Calendars) == 0 && spec.ActiveWindow == nil && spec.SuspendUntil == nil {
+		return ""
+	}
+	type namedSpec struct {
+		Name string                      `json:"name"`
+		Spec *cronjobv1.CronCalendarSpec `json:"spec"`
+	}
+	cals := make([]namedSpec, 0, len(calendars))
+	for name, cs := range calendars {
+		cals = append(cals, namedSpec{name, cs})
+	}
+	sort.Slice(cals, func(i, j int) bool { return cals[i].Name < cals[j].Name })
+	raw, _ := json.Marshal(struct {
+		Schedules    []cronjobv1.ScheduleEntry `json:"schedules,omitempty"`
+		Calendars    []namedSpec               `json:"calendars,omitempty"`
+		ActiveWindow *cronjobv1.ActiveWindow   `json:"activeWindow,omitempty"`
+		SuspendUntil any                       `json:"suspendUntil,omitempty"`
+	}{spec.Schedules, cals, spec.ActiveWindow, spec.SuspendUntil})
+	h := fnv.New64a()
+	_, _ = h.Write(raw)
+	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// maxExcludedEvents is how many ExcludedByCalendar events one reconcile emits; when more times were
+// excluded at once (after a downtime), one more event says how many were not listed.
+const maxExcludedEvents = 10
+
+// reportExcluded reports the scheduled times the calendars excluded since the last one reported, or the
+// last run or schedule change if later, up to now: an ExcludedByCalendar event each (the newest
+// maxExcludedEvents), runs_excluded_total, and status.lastExcludedTime, so each is reported once. It
+// returns when the next excluded time comes, if it comes before the next run (zero otherwise), for the
+// requeue to report it then.
+func (s *syncer) reportExcluded(d *decision) time.Time {
+	if len(s.cj.Spec.Calendars) == 0 || d.sched == nil {
+		return time.Time{}
+	}
+	after := schedule.EarliestTime(s.cj)
+	if last := s.cj.Status.LastExcludedTime; last != nil && last.After(after) {
+		after = last.Time
+	}
+	excluded, n := schedule.ExcludedBetween(d.sched, after, s.now, maxExcludedEvents)
+	if n > 0 {
+		for _, ex := range excluded {
+			s.event(corev1.EventTypeNormal, cronjobv1.ReasonExcludedByCalendar, "Schedule",
+				"Scheduled time %s excluded by %s: no Job started", ex.Time.In(d.loc).Format(time.RFC3339), ex.Reason)
+		}
+		if n > len(excluded) {
+			s.event(corev1.EventTypeNormal, cronjobv1.ReasonExcludedByCalendar, "Schedule",
+				"%s older scheduled times since %s were excluded by calendars too", droppedCount(n-len(excluded)), after.In(d.loc).Format(time.RFC3339))
+		}
+		s.r.Metrics.RunsExcluded(min(n, schedule.MaxMissedTimes))
+		s.cj.Status.LastExcludedTime = ptr.To(metav1.NewTime(excluded[len(excluded)-1].Time))
+	}
+	return schedule.NextExcluded(d.sched, s.now)
+}
