@@ -1,0 +1,137 @@
+package cronjob
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
+)
+
+// planStep is one reconcile of the plan tests: the clock, then what the user sees after it.
+type planStep struct {
+	at         time.Time
+	before     func(t *testing.T, f *fixture) // an edit before the reconcile, if any
+	wantJobs   []string
+	wantEvents []string
+	wantReady  string // the Ready condition's reason
+	wantNext   time.Time
+	wantWake   time.Duration // RequeueAfter; 0 means none
+}
+
+func runPlanSteps(t *testing.T, f *fixture, steps []planStep) {
+	t.Helper()
+	for i, st := range steps {
+		f.setTime(st.at)
+		if st.before != nil {
+			st.before(t, f)
+		}
+		out := f.outcome()
+		if out.Err != nil {
+			t.Fatalf("step %d at %s: %v", i, st.at.Format(time.TimeOnly), out.Err)
+		}
+		cj := f.cronJob(t)
+		got := planStep{wantJobs: f.jobNames(t), wantEvents: f.eventReasons(), wantWake: out.RequeueAfter}
+		if c := meta.FindStatusCondition(cj.Status.Conditions, cronjobv1.ConditionReady); c != nil {
+			got.wantReady = c.Reason
+		}
+		if cj.Status.NextScheduleTime != nil {
+			got.wantNext = cj.Status.NextScheduleTime.UTC()
+		}
+		want := st
+		want.at, want.before = time.Time{}, nil
+		if diff := cmp.Diff(want, got, cmp.AllowUnexported(planStep{}), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("step %d at %s (-want,+got):\n%s", i, st.at.Format(time.TimeOnly), diff)
+		}
+	}
+}
+
+func calendarOf(name string, dates ...string) *cronjobv1.CronCalendar {
+	return &cronjobv1.CronCalendar{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace},
+		Spec:       cronjobv1.CronCalendarSpec{ExcludeDates: dates},
+	}
+}
+
+func TestPlannedRuns(t *testing.T) {
+	const pad = 10 * time.Millisecond
+	cases := map[string]struct {
+		cj    *builders.CronJobWrapper
+		objs  []client.Object
+		steps []planStep
+	}{
+		"two schedules meeting at 10:00 start one Job, then each of their own": {
+			cj: Hourly().Schedules("0 10 * * *", "0 10,11 * * * @ UTC"),
+			steps: []planStep{
+				{at: IsTime, wantJobs: []string{JobName(HM(10, 0))}, wantEvents: []string{"Normal SuccessfulCreate"},
+					wantReady: "Scheduled", wantNext: HM(11, 0), wantWake: HM(11, 0).Sub(IsTime) + pad},
+				{at: HM(11, 0).Add(5 * time.Second), wantJobs: []string{JobName(HM(10, 0)), JobName(HM(11, 0))}, wantEvents: []string{"Normal SuccessfulCreate"},
+					wantReady: "Scheduled", wantNext: MustTime("2026-03-03T10:00:00Z"), wantWake: MustTime("2026-03-03T10:00:00Z").Sub(HM(11, 0).Add(5*time.Second)) + pad},
+			},
+		},
+		"a time the calendar excludes starts nothing and is reported once; the controller wakes for the next": {
+			cj:   Hourly().Calendars("holidays"),
+			objs: []client.Object{calendarOf("holidays", "2026-03-02")},
+			steps: []planStep{
+				{at: IsTime, wantEvents: []string{"Normal ExcludedByCalendar"}, wantReady: "Scheduled",
+					wantNext: MustTime("2026-03-03T00:00:00Z"), wantWake: HM(11, 0).Sub(IsTime) + pad},
+				{at: IsTime.Add(time.Second), wantReady: "Scheduled",
+					wantNext: MustTime("2026-03-03T00:00:00Z"), wantWake: HM(11, 0).Sub(IsTime.Add(time.Second)) + pad},
+				{at: MustTime("2026-03-03T00:00:05Z"), wantJobs: []string{JobName(MustTime("2026-03-03T00:00:00Z"))},
+					wantEvents: []string{"Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal SuccessfulCreate"},
+					wantReady: "Scheduled", wantNext: MustTime("2026-03-03T01:00:00Z"), wantWake: time.Hour - 5*time.Second + pad},
+			},
+		},
+		"a missing calendar holds every run; its creation re-plans with no surprise run": {
+			cj: Hourly().Calendars("holidays"),
+			steps: []planStep{
+				{at: IsTime, wantEvents: []string{"Warning CalendarNotFound"}, wantReady: "CalendarNotFound"},
+				{at: IsTime.Add(time.Minute), before: func(t *testing.T, f *fixture) {
+					if err := f.client.Create(context.Background(), calendarOf("holidays", "2026-12-25")); err != nil {
+						t.Fatal(err)
+					}
+				}, wantReady: "Scheduled", wantNext: HM(11, 0), wantWake: HM(11, 0).Sub(IsTime.Add(time.Minute)) + pad},
+				{at: HM(11, 0).Add(time.Second), wantJobs: []string{JobName(HM(11, 0))}, wantEvents: []string{"Normal SuccessfulCreate"},
+					wantReady: "Scheduled", wantNext: HM(12, 0), wantWake: time.Hour - time.Second + pad},
+			},
+		},
+		"suspendUntil: nothing before it, no surprise run when it passes, the first time after it runs": {
+			cj: Hourly().SuspendUntil(HM(10, 30)),
+			steps: []planStep{
+				{at: IsTime, wantReady: "SuspendedUntil", wantNext: HM(11, 0), wantWake: HM(11, 0).Sub(IsTime) + pad},
+				{at: HM(10, 30), wantReady: "Scheduled", wantNext: HM(11, 0), wantWake: 30*time.Minute + pad},
+				{at: HM(11, 0).Add(time.Second), wantJobs: []string{JobName(HM(11, 0))}, wantEvents: []string{"Normal SuccessfulCreate"},
+					wantReady: "Scheduled", wantNext: HM(12, 0), wantWake: time.Hour - time.Second + pad},
+			},
+		},
+		"an active window that ended: no run, no warning, no wakeup": {
+			cj: Hourly().ActiveWindow(time.Time{}, HM(9, 30)),
+			steps: []planStep{
+				{at: IsTime, wantReady: "ActiveWindowEnded"},
+			},
+		},
+		"an active window that starts later: nothing before it, its first time runs": {
+			cj: Hourly().ActiveWindow(HM(11, 0), time.Time{}),
+			steps: []planStep{
+				{at: IsTime, wantReady: "Scheduled", wantNext: HM(11, 0), wantWake: HM(11, 0).Sub(IsTime) + pad},
+				{at: HM(11, 0), wantJobs: []string{JobName(HM(11, 0))}, wantEvents: []string{"Normal SuccessfulCreate"},
+					wantReady: "Scheduled", wantNext: HM(12, 0), wantWake: time.Hour + pad},
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, IsTime, interceptor.Funcs{}, append(tc.objs, tc.cj.Obj())...)
+			runPlanSteps(t, f, tc.steps)
+		})
+	}
+}
