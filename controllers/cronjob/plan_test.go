@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
@@ -88,7 +88,7 @@ func TestPlannedRuns(t *testing.T) {
 					wantNext: MustTime("2026-03-03T00:00:00Z"), wantWake: HM(11, 0).Sub(IsTime.Add(time.Second)) + pad},
 				{at: MustTime("2026-03-03T00:00:05Z"), wantJobs: []string{JobName(MustTime("2026-03-03T00:00:00Z"))},
 					wantEvents: []string{"Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal ExcludedByCalendar", "Normal SuccessfulCreate"},
-					wantReady: "Scheduled", wantNext: MustTime("2026-03-03T01:00:00Z"), wantWake: time.Hour - 5*time.Second + pad},
+					wantReady:  "Scheduled", wantNext: MustTime("2026-03-03T01:00:00Z"), wantWake: time.Hour - 5*time.Second + pad},
 			},
 		},
 		"a missing calendar holds every run; its creation re-plans with no surprise run": {
