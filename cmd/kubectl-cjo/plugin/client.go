@@ -24,6 +24,8 @@ type Client interface {
 	CreateRun(ctx context.Context, run *cronjobv1.CronJobRun) (*cronjobv1.CronJobRun, error)
 	// GetRun returns the CronJobRun name of namespace ns.
 	GetRun(ctx context.Context, ns, name string) (*cronjobv1.CronJobRun, error)
+	// GetCalendar returns the CronCalendar name of namespace ns.
+	GetCalendar(ctx context.Context, ns, name string) (*cronjobv1.CronCalendar, error)
 }
 
 // Scheme returns the scheme of the plugin's client: the CronJob API.
@@ -66,6 +68,10 @@ func (r restClient) CreateRun(ctx context.Context, run *cronjobv1.CronJobRun) (*
 
 func (r restClient) GetRun(ctx context.Context, ns, name string) (*cronjobv1.CronJobRun, error) {
 	return into(r.c.Get().Namespace(ns).Resource("cronjobruns").Name(name).Do(ctx), &cronjobv1.CronJobRun{})
+}
+
+func (r restClient) GetCalendar(ctx context.Context, ns, name string) (*cronjobv1.CronCalendar, error) {
+	return into(r.c.Get().Namespace(ns).Resource("croncalendars").Name(name).Do(ctx), &cronjobv1.CronCalendar{})
 }
 
 // into returns obj, decoded from the API server's answer, or nil and the request's error.

@@ -6,8 +6,11 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/ptr"
 
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/calendar"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
@@ -18,7 +21,8 @@ func (e *env) nextCommand() *cobra.Command {
 		Short: "Print the next scheduled times of the CronJob NAME, in its time zone",
 		Long: `Prints the next scheduled times of the CronJob NAME after now, one per line in RFC 3339 in the CronJob's
 time zone (spec.timeZone, UTC when unset), computed by the controller's own schedule math (daylight saving
-time rules, @every anchors). A suspended CronJob starts none of them until it is resumed.`,
+time rules, @every anchors), over the union of spec.schedules, without the times the CronJob's calendars,
+spec.activeWindow and spec.suspendUntil exclude. A suspended CronJob starts none of them until it is resumed.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return e.next(cmd.Context(), cmd, args[0], count)
@@ -38,7 +42,11 @@ func (e *env) next(ctx context.Context, cmd *cobra.Command, name string, count i
 	if err != nil {
 		return err
 	}
-	runs, loc, err := schedule.NextRuns(cj, nil, e.clk.Now(), count)
+	cals, err := e.calendars(ctx, cj)
+	if err != nil {
+		return err
+	}
+	runs, loc, err := schedule.NextRuns(cj, cals, e.clk.Now(), count)
 	if err != nil {
 		return fmt.Errorf("CronJob %s: %w", name, err)
 	}
@@ -57,4 +65,32 @@ func (e *env) next(ctx context.Context, cmd *cobra.Command, name string, count i
 		_, _ = fmt.Fprintln(e.out, run.Scheduled.Format(time.RFC3339))
 	}
 	return nil
+}
+
+// calendars reads and compiles the CronCalendars of cj.Spec.calendars, as the controller does; a missing one
+// is left out, and NextRuns then says it does not exist.
+func (e *env) calendars(ctx context.Context, cj *cronjobv1.CronJob) (schedule.Calendars, error) {
+	if len(cj.Spec.Calendars) == 0 {
+		return nil, nil
+	}
+	c, ns, err := e.clientAndNamespace()
+	if err != nil {
+		return nil, err
+	}
+	cals := make(schedule.Calendars, len(cj.Spec.Calendars))
+	for _, name := range cj.Spec.Calendars {
+		cal, err := c.GetCalendar(ctx, ns, name)
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading CronCalendar %s in namespace %s: %w", name, ns, err)
+		}
+		compiled, err := calendar.Compile(cal.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("CronCalendar %s in namespace %s cannot be used: %w", name, ns, err)
+		}
+		cals[name] = compiled
+	}
+	return cals, nil
 }

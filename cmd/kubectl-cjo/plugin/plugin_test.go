@@ -165,10 +165,55 @@ func TestSuspendAndResume(t *testing.T) {
 	}
 }
 
+func TestNextWithAMissingCalendar(t *testing.T) {
+	orphan := builders.MakeCronJob("orphan", "team-a").Calendars("missing").Obj()
+	_, _, err := execute(t, newCluster(t, orphan), "next", "orphan")
+	if err == nil || !strings.Contains(err.Error(), `CronCalendar "missing" does not exist in namespace team-a`) {
+		t.Errorf("error %v, want one naming the missing calendar", err)
+	}
+}
+
+func TestSuspendUntil(t *testing.T) {
+	c := newCluster(t, builders.MakeCronJob("report", "team-a").Obj())
+	get := func() *cronjobv1.CronJob {
+		cj, err := c.client.GetCronJob(context.Background(), "team-a", "report")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cj
+	}
+	until := now.Add(36 * time.Hour).In(time.FixedZone("CET", 3600))
+	out, _, err := execute(t, c, "suspend", "report", "--until", until.Format(time.RFC3339))
+	cj := get()
+	if err != nil || cj.Spec.SuspendUntil == nil || !cj.Spec.SuspendUntil.Time.Equal(until) || ptr.Deref(cj.Spec.Suspend, false) ||
+		out != "cronjob.batch.cronjob-operator.dev/report suspended until "+until.Format(time.RFC3339)+"\n" {
+		t.Errorf("suspend --until: err %v, spec.suspendUntil %v, spec.suspend %v, output %q", err, cj.Spec.SuspendUntil, cj.Spec.Suspend, out)
+	}
+	if _, _, err := execute(t, c, "resume", "report"); err != nil || get().Spec.SuspendUntil != nil {
+		t.Errorf("resume: err %v, spec.suspendUntil %v, want cleared", err, get().Spec.SuspendUntil)
+	}
+	for arg, want := range map[string]string{
+		now.Add(-time.Minute).Format(time.RFC3339): "is not in the future",
+		"2026-12-27 08:00":                         "is not an RFC 3339 time: write it as 2026-12-27T08:00:00+01:00",
+	} {
+		if _, _, err := execute(t, c, "suspend", "report", "--until", arg); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--until %q: error %v, want one with %q", arg, err, want)
+		}
+	}
+	if get().Spec.SuspendUntil != nil {
+		t.Error("a refused --until changed spec.suspendUntil")
+	}
+}
+
 func TestNext(t *testing.T) {
 	berlin := builders.MakeCronJob("berlin", "team-a").Schedule("30 2 * * *").TimeZone("Europe/Berlin").
 		CreationTimestamp(now.Add(-time.Hour)).Obj()
 	paused := builders.MakeCronJob("paused", "team-a").Schedule("0 * * * *").Suspend().CreationTimestamp(now.Add(-time.Hour)).Obj()
+	// Weekdays at 9:00 in Berlin and New York, not on 2026-03-03 (a Tuesday), not before 2026-03-02T14:00Z.
+	planned := builders.MakeCronJob("planned", "team-a").Schedules("0 9 * * 1-5 @ Europe/Berlin", "0 9 * * 1-5 @ America/New_York").
+		Calendars("closed").SuspendUntil(time.Date(2026, time.March, 2, 14, 0, 0, 0, time.UTC)).CreationTimestamp(now.Add(-time.Hour)).Obj()
+	closed := &cronjobv1.CronCalendar{ObjectMeta: metav1.ObjectMeta{Name: "closed", Namespace: "team-a"},
+		Spec: cronjobv1.CronCalendarSpec{ExcludeDates: []string{"2026-03-03"}}}
 	for name, tc := range map[string]struct {
 		args       []string
 		wantOut    string
@@ -184,9 +229,13 @@ func TestNext(t *testing.T) {
 			args: []string{"next", "paused", "-c", "1"}, wantOut: "2026-03-02T11:00:00Z\n",
 			wantErrOut: "CronJob paused is suspended",
 		},
+		"the union of two zones, without the calendar's day and the time before suspendUntil": {
+			args:    []string{"next", "planned", "-c", "3"},
+			wantOut: "2026-03-02T14:00:00Z\n2026-03-04T08:00:00Z\n2026-03-04T14:00:00Z\n",
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
-			out, errOut, err := execute(t, newCluster(t, berlin, paused), tc.args...)
+			out, errOut, err := execute(t, newCluster(t, berlin, paused, planned, closed), tc.args...)
 			if err != nil {
 				t.Fatal(err)
 			}
