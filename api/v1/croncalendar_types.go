@@ -37,6 +37,7 @@ type CronCalendarSpec struct {
 
 	// excludeDates are whole days (YYYY-MM-DD, in timeZone) on which no run starts. At most 1000.
 	// +kubebuilder:validation:MaxItems=1000
+	// +kubebuilder:validation:items:MaxLength=10
 	// +kubebuilder:validation:items:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`
 	// +listType=set
 	// +optional
@@ -73,11 +74,13 @@ type CronCalendarSpec struct {
 type CalendarRange struct {
 	// start is the first excluded moment: a date (YYYY-MM-DD, from its midnight) or a wall time
 	// (YYYY-MM-DDTHH:MM or YYYY-MM-DDTHH:MM:SS).
+	// +kubebuilder:validation:MaxLength=19
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?)?$`
 	// +required
 	Start string `json:"start"`
 	// end is the end of the span: a date excludes that whole day (2026-12-24 to 2026-12-26 is three days),
 	// a wall time is the first moment no longer excluded.
+	// +kubebuilder:validation:MaxLength=19
 	// +kubebuilder:validation:Pattern=`^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?)?$`
 	// +required
 	End string `json:"end"`
