@@ -104,10 +104,10 @@ func TestPlannedRuns(t *testing.T) {
 					wantReady: "Scheduled", wantNext: HM(12, 0), wantWake: time.Hour - time.Second + pad},
 			},
 		},
-		"suspendUntil: nothing before it, no surprise run when it passes, the first time after it runs": {
+		"suspendUntil: nothing before it, a wakeup at it for Ready, no surprise run, the first time after it runs": {
 			cj: Hourly().SuspendUntil(HM(10, 30)),
 			steps: []planStep{
-				{at: IsTime, wantReady: "SuspendedUntil", wantNext: HM(11, 0), wantWake: HM(11, 0).Sub(IsTime) + pad},
+				{at: IsTime, wantReady: "SuspendedUntil", wantNext: HM(11, 0), wantWake: HM(10, 30).Sub(IsTime) + pad},
 				{at: HM(10, 30), wantReady: "Scheduled", wantNext: HM(11, 0), wantWake: 30*time.Minute + pad},
 				{at: HM(11, 0).Add(time.Second), wantJobs: []string{JobName(HM(11, 0))}, wantEvents: []string{"Normal SuccessfulCreate"},
 					wantReady: "Scheduled", wantNext: HM(12, 0), wantWake: time.Hour - time.Second + pad},

@@ -109,8 +109,11 @@ func (s *syncer) scheduleRun(ctx context.Context) (ctrl.Result, error) {
 		return ctrl.Result{}, nil
 	}
 	result := s.setNext(&d)
-	if at, ok := schedule.RequeueAfter(s.reportExcluded(&d), s.now); ok && (result.RequeueAfter == 0 || at < result.RequeueAfter) {
-		result.RequeueAfter = at
+	// An excluded time is reported at its time; Ready leaves SuspendedUntil when spec.suspendUntil passes.
+	for _, at := range []time.Time{s.reportExcluded(&d), s.suspendedUntil()} {
+		if after, ok := schedule.RequeueAfter(at, s.now); ok && (result.RequeueAfter == 0 || after < result.RequeueAfter) {
+			result.RequeueAfter = after
+		}
 	}
 	if d.neverFires {
 		return result, nil
@@ -250,12 +253,20 @@ func (s *syncer) setReadyAfterRun(failure string) {
 		setReady(s.cj, metav1.ConditionFalse, cronjobv1.ReasonFailedCreate, failure, s.now)
 		return
 	}
-	if until := s.cj.Spec.SuspendUntil; until != nil && s.now.Before(until.Time) {
+	if until := s.suspendedUntil(); !until.IsZero() {
 		setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonSuspendedUntil,
 			fmt.Sprintf("spec.suspendUntil is %s: no scheduled time before it starts a run", until.UTC().Format(time.RFC3339)), s.now)
 		return
 	}
 	setReady(s.cj, metav1.ConditionTrue, cronjobv1.ReasonScheduled, "", s.now)
+}
+
+// suspendedUntil is spec.suspendUntil while it is ahead of now, zero otherwise.
+func (s *syncer) suspendedUntil() time.Time {
+	if until := s.cj.Spec.SuspendUntil; until != nil && s.now.Before(until.Time) {
+		return until.Time
+	}
+	return time.Time{}
 }
 
 // windowEnded reports whether spec.activeWindow has an end (notAfter): a schedule that has no time left

@@ -1,0 +1,112 @@
+package integration
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/test/builders"
+	"github.com/cronjob-operator/cronjob-operator/test/framework"
+)
+
+// The specs of this file cover issue 25's planning fields (several schedules, calendars, an active window,
+// suspendUntil) against a real API server, with the controller on a fake clock.
+
+// calendar is a CronCalendar of ns that excludes the given dates (YYYY-MM-DD, UTC).
+func calendar(ns, name string, dates ...string) *cronjobv1.CronCalendar {
+	return &cronjobv1.CronCalendar{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: cronjobv1.CronCalendarSpec{ExcludeDates: dates}}
+}
+
+// readyReason is the reason of the CronJob's Ready condition, "" without one.
+func readyReason(ctx SpecContext, g Gomega, cj *cronjobv1.CronJob) string {
+	return condition(framework.GetCronJob(ctx, g, k8sClient, cj).Status, cronjobv1.ConditionReady).Reason
+}
+
+var _ = Describe("Runs as people plan them", func() {
+	When("two schedules in two time zones meet on an instant", func() {
+		It("should start one Job for that instant and one for each of their other times", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			// 10:00 UTC is 11:00 in Berlin (CET): both entries fire at 10:00 UTC; the second also at 10:30.
+			cj := builders.MakeCronJob("union", ns).Schedules("0 11 * * * @ Europe/Berlin", "0,30 10 * * *").
+				LastScheduleTime(at("09:30:00")).Obj()
+			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+			clk := startController(ns, at("09:59:00"))
+
+			clk.AdvanceTo(at("10:00:01"))
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(jobNameFor(cj, at("10:00:00"))))
+			Eventually(func(g Gomega) time.Time {
+				return framework.GetCronJob(ctx, g, k8sClient, cj).Status.NextScheduleTime.UTC()
+			}).Should(Equal(at("10:30:00")))
+			clk.AdvanceTo(at("10:30:01"))
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(
+				jobNameFor(cj, at("10:00:00")), jobNameFor(cj, at("10:30:00"))))
+			Consistently(func(g Gomega) int { return len(listJobs(ctx, g, ns)) }).Should(Equal(2), "the shared instant ran once")
+		})
+	})
+
+	When("a calendar excludes a time and is edited while times are due", func() {
+		It("should start nothing at an excluded time, report it once, and re-plan on the edit with no surprise run", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			// The calendar excludes the whole day of at() (UTC).
+			Expect(k8sClient.Create(ctx, calendar(ns, "freeze", at("00:00:00").Format(time.DateOnly)))).To(Succeed())
+			cj := builders.MakeCronJob("planned", ns).Schedule("*/10 * * * *").Calendars("freeze").
+				LastScheduleTime(at("09:50:00")).Obj()
+			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+			clk := startController(ns, at("09:59:00"))
+
+			By("reaching 10:00 and 10:10: no Job, one ExcludedByCalendar each, nothing next today")
+			for _, tick := range []string{"10:00", "10:10"} {
+				clk.AdvanceTo(hhmm(tick).Add(time.Second))
+				Eventually(func(g Gomega) time.Time {
+					last := framework.GetCronJob(ctx, g, k8sClient, cj).Status.LastExcludedTime
+					g.Expect(last).NotTo(BeNil())
+					return last.UTC()
+				}).Should(Equal(hhmm(tick)))
+			}
+			Eventually(func(g Gomega) map[string]int { return eventOccurrences(ctx, g, cj) }).Should(HaveKeyWithValue("Normal/ExcludedByCalendar", 2))
+			st := framework.GetCronJob(ctx, Default, k8sClient, cj).Status
+			Expect(st.NextScheduleTime.UTC()).To(Equal(at("00:00:00").AddDate(0, 0, 1)))
+			Expect(jobNames(listJobs(ctx, Default, ns))).To(BeEmpty())
+
+			By("editing the calendar at 10:15 to exclude nothing of today: 10:00 and 10:10 do not start after all")
+			clk.SetTime(at("10:15:00")) // the controller sleeps until 10:20, the next excluded time
+			var cal cronjobv1.CronCalendar
+			Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: ns, Name: "freeze"}, &cal)).To(Succeed())
+			cal.Spec.ExcludeDates = []string{"2030-01-01"}
+			Expect(k8sClient.Update(ctx, &cal)).To(Succeed())
+			Eventually(func(g Gomega) time.Time {
+				return framework.GetCronJob(ctx, g, k8sClient, cj).Status.ObservedSchedule.Since.UTC()
+			}).Should(Equal(at("10:15:00")), "the edit re-planned the CronJob")
+			Consistently(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }, "2s").Should(BeEmpty(), "no surprise run")
+
+			By("reaching 10:20: it runs")
+			clk.AdvanceTo(at("10:20:01"))
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(jobNameFor(cj, at("10:20:00"))))
+			Expect(eventOccurrences(ctx, Default, cj)).To(HaveKeyWithValue("Normal/ExcludedByCalendar", 2), "each excluded time reported once")
+		})
+	})
+
+	When("suspendUntil is set", func() {
+		It("should start nothing before it, and no surprise run when it passes", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			cj := builders.MakeCronJob("later", ns).Schedule("*/10 * * * *").SuspendUntil(at("10:25:00")).
+				LastScheduleTime(at("09:50:00")).Obj()
+			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+			clk := startController(ns, at("09:59:00"))
+
+			Eventually(func(g Gomega) string { return readyReason(ctx, g, cj) }).Should(Equal(cronjobv1.ReasonSuspendedUntil))
+			Expect(framework.GetCronJob(ctx, Default, k8sClient, cj).Status.NextScheduleTime.UTC()).To(Equal(at("10:30:00")))
+			clk.AdvanceTo(at("10:25:00").Add(requeuePad))
+			Eventually(func(g Gomega) string { return readyReason(ctx, g, cj) }).Should(Equal(cronjobv1.ReasonScheduled))
+			Expect(jobNames(listJobs(ctx, Default, ns))).To(BeEmpty(), "10:00, 10:10 and 10:20 never start")
+			clk.AdvanceTo(at("10:30:01"))
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(jobNameFor(cj, at("10:30:00"))))
+			Expect(eventOccurrences(ctx, Default, cj)).NotTo(HaveKey("Warning/MissSchedule"))
+		})
+	})
+})
