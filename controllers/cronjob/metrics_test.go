@@ -25,6 +25,7 @@ func countsOf(m *metrics.Metrics) counts {
 	c := counts{
 		"create_failures": MetricValue(cs, metrics.MetricJobCreateFailures, ""),
 		"skew_samples":    MetricValue(cs, metrics.MetricJobCreationSkew, ""),
+		"excluded":        MetricValue(cs, metrics.MetricRunsExcluded, ""),
 	}
 	for _, t := range []string{metrics.TriggerSchedule, metrics.TriggerCatchUp, metrics.TriggerQueued} {
 		c["started{"+t+"}"] = MetricValue(cs, metrics.MetricRunsStarted, t)
@@ -65,6 +66,7 @@ func TestMetricsCountEachRunOnce(t *testing.T) {
 		name    string
 		cronJob *builders.CronJobWrapper
 		jobs    []*batchv1.Job
+		objs    []client.Object // others, such as calendars
 		funcs   interceptor.Funcs
 		at      []time.Time
 		want    counts
@@ -156,10 +158,16 @@ func TestMetricsCountEachRunOnce(t *testing.T) {
 		at:      []time.Time{TopOfTheHour.Add(-time.Minute), TopOfTheHour.Add(time.Second)},
 		want:    counts{"deleted{replace}": 1, "started{schedule}": 1, "skew_samples": 1},
 		skew:    time.Second,
+	}, {
+		name:    "times a calendar excludes count once each, however often reconciled, and as nothing else",
+		cronJob: Hourly().Calendars("holidays").LastScheduleTime(PriorHour),
+		objs:    []client.Object{calendarOf("holidays", "2026-03-02")},
+		at:      []time.Time{TopOfTheHour.Add(time.Second), TopOfTheHour.Add(2 * time.Second), TopOfTheHour.Add(time.Hour + time.Second)},
+		want:    counts{"excluded": 2},
 	}}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			objs := []client.Object{CronJobOf(tc.cronJob)}
+			objs := append([]client.Object{CronJobOf(tc.cronJob)}, tc.objs...)
 			for _, j := range tc.jobs {
 				objs = append(objs, j)
 			}

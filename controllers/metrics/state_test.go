@@ -204,6 +204,29 @@ cronjob_operator_cronjob_status_queued{cronjob="hourly",namespace="ns"} 2
 	}
 }
 
+// TestStateMetricsPlanned: a CronJob with spec.schedules shows the entries in the info series' schedule
+// label, and its next schedule time is that of the union after the last run, or after the newest time a
+// calendar excluded (status.lastExcludedTime), which the scrape does not read calendars to know.
+func TestStateMetricsPlanned(t *testing.T) {
+	f := FakeClient(nil, interceptor.Funcs{},
+		CronJobOf(Hourly().Schedules("0 10 * * *", "30 10 * * * @ Europe/Berlin").Calendars("holidays").
+			LastScheduleTime(PriorHour).LastExcludedTime(TopOfTheHour)))
+	_, url := leadingStateMetrics(t, f)
+	// 10:30 in Berlin (CET) is 09:30 UTC: after the last run at 09:00, the union's next time is 09:30; the
+	// 10:00 excluded later moves it to the next day's 09:30.
+	want := `
+# HELP cronjob_operator_cronjob_info Information about the CronJob; the value is 1.
+# TYPE cronjob_operator_cronjob_info gauge
+cronjob_operator_cronjob_info{concurrency_policy="Allow",cronjob="hourly",namespace="ns",schedule="0 10 * * *; 30 10 * * * (Europe/Berlin)",time_zone=""} 1
+# HELP cronjob_operator_cronjob_next_schedule_time The first scheduled time after the last run (or the creation or last schedule edit), in unix seconds: in the past when a run is due or was missed, as kube_cronjob_next_schedule_time. Absent while suspended or when the schedule is invalid or never fires.
+# TYPE cronjob_operator_cronjob_next_schedule_time gauge
+cronjob_operator_cronjob_next_schedule_time{cronjob="hourly",namespace="ns"} ` + strconv.FormatInt(MustTime("2026-03-03T09:30:00Z").Unix(), 10) + `
+`
+	if err := testutil.ScrapeAndCompare(url, strings.NewReader(want), MetricCronJobInfo, MetricNextScheduleTime); err != nil {
+		t.Error(err)
+	}
+}
+
 // TestStateMetricsEscapesLabelValues: a schedule, time zone or reason with a quote, a backslash or a
 // newline (the webhook rejects such a schedule, but the cache holds what the API server stored) keeps the
 // scrape parseable and reads back as it was.

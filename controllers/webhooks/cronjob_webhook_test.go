@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	clocktesting "k8s.io/utils/clock/testing"
@@ -17,9 +18,11 @@ import (
 func TestAdmissionValidate(t *testing.T) {
 	cases := map[string]struct {
 		// spec
-		schedule string
-		timeZone *string
-		jitter   int32 // spec.jitterSeconds; 0 leaves it unset
+		schedule  string
+		schedules []string // spec.schedules instead of schedule ("EXPR @ ZONE" for an entry's own zone)
+		timeZone  *string
+		jitter    int32 // spec.jitterSeconds; 0 leaves it unset
+		window    [2]time.Time
 		// the object before an update; nil for a create
 		old *cronjobv1.CronJob
 		// expectations
@@ -51,6 +54,21 @@ func TestAdmissionValidate(t *testing.T) {
 		"update changing only the jitter is checked": {
 			schedule: "0 * * * *", jitter: 3600, old: Hourly().Obj(), wantField: "spec.jitterSeconds", wantMessage: "set it below 3600",
 		},
+		"several schedules, one in its own zone": {schedules: []string{"0 9 * * 1-5", "0 9 * * 1-5 @ America/New_York"}},
+		"an entry's unknown zone names the entry": {
+			schedules: []string{"0 9 * * *", "0 9 * * * @ Mars/Olympus"},
+			wantField: "spec.schedules[1].timeZone", wantMessage: `spec.schedules[1].timeZone "Mars/Olympus" is not a known IANA time zone`,
+		},
+		"an entry that does not parse names the entry": {
+			schedules: []string{"0 9 * * *", "0 25 * * *"}, wantField: "spec.schedules[1].schedule", wantMessage: "is not a valid cron schedule",
+		},
+		"jitter bounded by the union's shortest interval (9:00 and 9:05)": {
+			schedules: []string{"0 9 * * *", "5 9 * * *"}, jitter: 300, wantField: "spec.jitterSeconds", wantMessage: "spec.schedules (their union), 5m0s",
+		},
+		"jitter below the union's shortest interval": {schedules: []string{"0 9 * * *", "5 9 * * *"}, jitter: 299},
+		"a window that has ended: admitted, warned that it never runs": {
+			schedule: "0 * * * *", window: [2]time.Time{{}, TopOfTheHour.Add(-time.Hour)}, wantWarning: "never run",
+		},
 		"update changing to an invalid schedule is rejected": {
 			schedule: "61 * * * *", old: Hourly().Obj(), wantField: "spec.schedule", wantMessage: "not a valid cron schedule",
 		},
@@ -59,6 +77,12 @@ func TestAdmissionValidate(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			w := Hourly().Schedule(tc.schedule)
+			if tc.schedules != nil {
+				w.Schedules(tc.schedules...)
+			}
+			if !tc.window[0].IsZero() || !tc.window[1].IsZero() {
+				w.ActiveWindow(tc.window[0], tc.window[1])
+			}
 			if tc.timeZone != nil {
 				w.TimeZone(*tc.timeZone)
 			}
