@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"text/tabwriter"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,10 +51,15 @@ func (e *env) history(ctx context.Context, name string) error {
 		state = fmt.Sprintf("paused after failures at %s (kubectl cjo resume %s)", pausedAt, name)
 	case ptr.Deref(cj.Spec.Suspend, false):
 		state = "suspended"
+	case cj.Spec.SuspendUntil != nil && now.Before(cj.Spec.SuspendUntil.Time):
+		state = "suspended until " + cj.Spec.SuspendUntil.In(loc).Format(time.RFC3339)
 	}
 	w := tabwriter.NewWriter(e.out, 0, 4, 2, ' ', 0)
 	_, _ = fmt.Fprintf(w, "CronJob:\t%s/%s\n", ns, name)
-	_, _ = fmt.Fprintf(w, "Schedule:\t%s (%s)\n", cj.Spec.Schedule, loc)
+	_, _ = fmt.Fprintf(w, "Schedule:\t%s\n", scheduleLine(cj, loc))
+	if len(cj.Spec.Calendars) > 0 {
+		_, _ = fmt.Fprintf(w, "Calendars:\t%s\n", strings.Join(cj.Spec.Calendars, ", "))
+	}
 	_, _ = fmt.Fprintf(w, "State:\t%s\n", state)
 	_, _ = fmt.Fprintf(w, "Timeouts:\trun %s, start %s\n", seconds(cj.Spec.RunTimeoutSeconds), seconds(cj.Spec.StartTimeoutSeconds))
 	pause := "never"
@@ -103,4 +109,28 @@ func seconds(p *int64) string {
 		return "none"
 	}
 	return (time.Duration(*p) * time.Second).String()
+}
+
+// scheduleLine is spec.schedule in its zone, or the entries of spec.schedules each in its own, and the
+// active window when there is one.
+func scheduleLine(cj *cronjobv1.CronJob, loc *time.Location) string {
+	line := fmt.Sprintf("%s (%s)", cj.Spec.Schedule, loc)
+	if len(cj.Spec.Schedules) > 0 {
+		parts := make([]string, len(cj.Spec.Schedules))
+		for i, e := range cj.Spec.Schedules {
+			parts[i] = fmt.Sprintf("%s (%s)", e.Schedule, ptr.Deref(e.TimeZone, loc.String()))
+		}
+		line = strings.Join(parts, " and ")
+	}
+	if w := cj.Spec.ActiveWindow; w != nil {
+		from, to := "any time", "no end"
+		if w.NotBefore != nil {
+			from = w.NotBefore.In(loc).Format(time.RFC3339)
+		}
+		if w.NotAfter != nil {
+			to = w.NotAfter.In(loc).Format(time.RFC3339)
+		}
+		line += fmt.Sprintf(", from %s to %s", from, to)
+	}
+	return line
 }
