@@ -109,7 +109,7 @@ func TestCheckPatterns(t *testing.T) {
 		"patterns that compile (RE2)": {cronJob: nightly().PatternParameter("ID", "a", `^[a-z]+(-[a-z]+)*$`)},
 		"a pattern that does not compile: refused at its index, naming the parameter": {
 			cronJob: nightly().PatternParameter("ID", "a", `[a-`),
-			want: []string{"spec.parameters[3].pattern: Invalid value: \"[a-\": must be an RE2 regular expression (https://github.com/google/re2/wiki/Syntax): error parsing regexp: missing closing ]: `[a-`; correct the pattern of parameter ID"},
+			want:    []string{"spec.parameters[3].pattern: Invalid value: \"[a-\": must be an RE2 regular expression (https://github.com/google/re2/wiki/Syntax): error parsing regexp: missing closing ]: `[a-`; correct the pattern of parameter ID"},
 		},
 		"a Perl look-ahead, which RE2 lacks: refused": {
 			cronJob: builders.MakeCronJob("perl", "ns").PatternParameter("ID", "a", `^(?=a)a$`),
