@@ -32,7 +32,7 @@ const ParametersAnnotation = "batch.cronjob-operator.dev/parameters"
 // parameter may be used there. batch/v1 CronJob has no parameters.
 // +kubebuilder:validation:XValidation:rule="!has(self.enum) || !has(self.pattern)",message="enum and pattern are mutually exclusive: give the allowed values as enum, or a regular expression as pattern, not both"
 // +kubebuilder:validation:XValidation:rule="!has(self.enum) || self.default in self.enum",message="default must be one of enum: scheduled runs use the default, so it must be a value a run may have; add it to enum or change it"
-// +kubebuilder:validation:XValidation:rule="!has(self.pattern) || self.default.matches(self.pattern)",message="default must match pattern (an RE2 regular expression, matched anywhere in the value unless anchored with ^ and $): scheduled runs use the default; change the default or the pattern"
+// +kubebuilder:validation:XValidation:rule="!has(self.pattern) || self.default.matches(self.pattern)",message="default must match pattern, an RE2 regular expression matched anywhere in the value unless anchored with ^ and $ (after a regexp parse error, correct the pattern itself): scheduled runs use the default; change the default or the pattern"
 type Parameter struct {
 	// name is the name of the parameter and of the environment variable the Job's containers get: a C
 	// identifier (letters, digits and '_', not starting with a digit), 1 to 63 characters, not starting
@@ -63,8 +63,8 @@ type Parameter struct {
 	// pattern, when set, is an RE2 regular expression (https://github.com/google/re2/wiki/Syntax) every
 	// value a CronJobRun gives must match. As JSON Schema's pattern and CEL's matches(), it matches
 	// anywhere in the value: anchor it with ^ and $ to match the whole value, such as
-	// '^\d{4}-\d{2}-\d{2}$'. A pattern that does not compile is refused at admission. At most 1024 bytes.
-	// Not with enum.
+	// '^\d{4}-\d{2}-\d{2}$'. A pattern that does not compile is refused by the CRD: its rule that the
+	// default matches the pattern fails, with the regexp's parse error. At most 1024 bytes. Not with enum.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=1024
 	// +optional

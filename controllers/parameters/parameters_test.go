@@ -100,35 +100,6 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-func TestCheckPatterns(t *testing.T) {
-	cases := map[string]struct {
-		cronJob *builders.CronJobWrapper
-		want    []string
-	}{
-		"no parameters":               {cronJob: builders.MakeCronJob("plain", "ns")},
-		"patterns that compile (RE2)": {cronJob: nightly().PatternParameter("ID", "a", `^[a-z]+(-[a-z]+)*$`)},
-		"a pattern that does not compile: refused at its index, naming the parameter": {
-			cronJob: nightly().PatternParameter("ID", "a", `[a-`),
-			want:    []string{"spec.parameters[3].pattern: Invalid value: \"[a-\": must be an RE2 regular expression (https://github.com/google/re2/wiki/Syntax): error parsing regexp: missing closing ]: `[a-`; correct the pattern of parameter ID"},
-		},
-		"a Perl look-ahead, which RE2 lacks: refused": {
-			cronJob: builders.MakeCronJob("perl", "ns").PatternParameter("ID", "a", `^(?=a)a$`),
-			want:    []string{"spec.parameters[0].pattern: Invalid value: \"^(?=a)a$\": must be an RE2 regular expression (https://github.com/google/re2/wiki/Syntax): error parsing regexp: invalid or unsupported Perl syntax: `(?=`; correct the pattern of parameter ID"},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var got []string
-			for _, err := range parameters.CheckPatterns(tc.cronJob.Obj().Spec.Parameters) {
-				got = append(got, err.Error())
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("CheckPatterns (-want,+got):\n%s", diff)
-			}
-		})
-	}
-}
-
 func TestResolve(t *testing.T) {
 	cases := map[string]struct {
 		declared *builders.CronJobWrapper

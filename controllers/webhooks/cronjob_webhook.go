@@ -19,19 +19,18 @@ import (
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/clocks"
-	"github.com/cronjob-operator/cronjob-operator/controllers/parameters"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
 // The webhook sees only the writes whose answer it may change (matchConditions): a create, or an update
 // that changes one of the fields it reads (schedule, timeZone, jitterSeconds, startingDeadlineSeconds,
-// jobTemplate, parameters; besides them it reads only the name, namespace and UID, which do not change). Any other write
+// jobTemplate; besides them it reads only the name, namespace and UID, which do not change). Any other write
 // (a label edit, a finalizer removal, suspend, a history limit or concurrencyPolicy, a status write: a
 // subresource the rule does not name) never reaches it, so it succeeds while no replica answers, despite
 // failurePolicy Fail; suspending a CronJob is the write an operator needs most when things go wrong. timeoutSeconds
 // is 5: longer than the preflight's DefaultPreflightTimeout (3 s), so that a slow dry run ends in an admission
 // with a warning rather than in the API server giving up on the webhook and refusing the write.
-// +kubebuilder:webhook:path=/validate-batch-cronjob-operator-dev-v1-cronjob,mutating=false,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=vcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"create-or-validated-field-change","expression":"request.operation == 'CREATE' || object.spec.schedule != oldObject.spec.schedule || object.spec.jobTemplate != oldObject.spec.jobTemplate || has(object.spec.timeZone) != has(oldObject.spec.timeZone) || (has(object.spec.timeZone) && object.spec.timeZone != oldObject.spec.timeZone) || has(object.spec.jitterSeconds) != has(oldObject.spec.jitterSeconds) || (has(object.spec.jitterSeconds) && object.spec.jitterSeconds != oldObject.spec.jitterSeconds) || has(object.spec.startingDeadlineSeconds) != has(oldObject.spec.startingDeadlineSeconds) || (has(object.spec.startingDeadlineSeconds) && object.spec.startingDeadlineSeconds != oldObject.spec.startingDeadlineSeconds) || has(object.spec.parameters) != has(oldObject.spec.parameters) || (has(object.spec.parameters) && object.spec.parameters != oldObject.spec.parameters)"}]}`
+// +kubebuilder:webhook:path=/validate-batch-cronjob-operator-dev-v1-cronjob,mutating=false,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=vcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"create-or-validated-field-change","expression":"request.operation == 'CREATE' || object.spec.schedule != oldObject.spec.schedule || object.spec.jobTemplate != oldObject.spec.jobTemplate || has(object.spec.timeZone) != has(oldObject.spec.timeZone) || (has(object.spec.timeZone) && object.spec.timeZone != oldObject.spec.timeZone) || has(object.spec.jitterSeconds) != has(oldObject.spec.jitterSeconds) || (has(object.spec.jitterSeconds) && object.spec.jitterSeconds != oldObject.spec.jitterSeconds) || has(object.spec.startingDeadlineSeconds) != has(oldObject.spec.startingDeadlineSeconds) || (has(object.spec.startingDeadlineSeconds) && object.spec.startingDeadlineSeconds != oldObject.spec.startingDeadlineSeconds)"}]}`
 
 // SetupCronJobWebhookWithManager registers the CronJob validating webhook with the manager's webhook server:
 // the validator on the real clock, its preflight through NewPreflightClient on the manager's
@@ -75,10 +74,6 @@ func RetiredMutatingHandler() admission.Handler {
 //     admission, as batch/v1 CronJob's own validation of its template does, not at 3 a.m. with FailedCreate.
 //     See preflight for what is refused, warned and admitted. On update it runs only when spec.jobTemplate
 //     changes (nothing else of the CronJob changes the Job but its name and scheduled time).
-//   - the pattern of each of spec.parameters must compile as an RE2 regular expression (CEL has no test for
-//     that; the CRD's rule that the default matches the pattern fails on a pattern that does not compile,
-//     with CEL's error, so this says it again with the field and what to fix). Checked when the parameters
-//     change.
 //   - spec.startingDeadlineSeconds of 0 is admitted with a warning: no run can start within 0 seconds of
 //     its scheduled time, so every run is missed (batch/v1 admits it silently).
 type CronJobCustomValidator struct {
@@ -93,15 +88,14 @@ type CronJobCustomValidator struct {
 	PreflightTimeout time.Duration
 }
 
-// ValidateCreate checks the schedule, time zone and jitter, the parameters' patterns, and the template with
-// the preflight. The error
+// ValidateCreate checks the schedule, time zone and jitter, and the template with the preflight. The error
 // is a 422 Invalid status listing each field with what to fix.
 func (v *CronJobCustomValidator) ValidateCreate(ctx context.Context, cj *cronjobv1.CronJob) (admission.Warnings, error) {
 	return v.validate(ctx, cj, nil)
 }
 
-// ValidateUpdate checks the schedule, time zone and jitter when one of them changed, the parameters'
-// patterns when the parameters changed, the template when it changed.
+// ValidateUpdate checks the schedule, time zone and jitter when one of them changed, the template when it
+// changed.
 func (v *CronJobCustomValidator) ValidateUpdate(ctx context.Context, old, cj *cronjobv1.CronJob) (admission.Warnings, error) {
 	return v.validate(ctx, cj, old)
 }
@@ -129,11 +123,6 @@ func (v *CronJobCustomValidator) validate(ctx context.Context, cj, old *cronjobv
 		loc = parsedLoc
 		if next := schedule.Next(sched, now, now); !next.IsZero() {
 			scheduled = next
-		}
-	}
-	if old == nil || !equality.Semantic.DeepEqual(old.Spec.Parameters, cj.Spec.Parameters) {
-		if errs := parameters.CheckPatterns(cj.Spec.Parameters); len(errs) > 0 {
-			return warnings, apierrors.NewInvalid(cronjobv1.GroupVersion.WithKind("CronJob").GroupKind(), cj.Name, errs)
 		}
 	}
 	if d := cj.Spec.StartingDeadlineSeconds; d != nil && *d == 0 && (old == nil || !ptr.Equal(old.Spec.StartingDeadlineSeconds, d)) {

@@ -7,11 +7,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
@@ -84,56 +82,6 @@ func TestCronJobRunParametersAreChecked(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.wantWarnings, []string(warnings)); diff != "" {
 				t.Errorf("warnings (-want,+got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestCronJobParameterPatternsMustCompile(t *testing.T) {
-	broken := func() *builders.CronJobWrapper {
-		return Hourly().Parameter("NOTE", "").PatternParameter("ID", "a", `[a-`)
-	}
-	cases := map[string]struct {
-		// spec
-		cronJob *cronjobv1.CronJob
-		old     *cronjobv1.CronJob // nil for a create
-		// expectations
-		wantCauses []metav1.StatusCause // nil: admitted
-	}{
-		"patterns that compile: admitted": {
-			cronJob: Hourly().PatternParameter("DATE", "2026-01-01", `^\d{4}-\d{2}-\d{2}$`).Obj(),
-		},
-		"a pattern that does not compile: refused at its index, naming the parameter": {
-			cronJob: broken().Obj(),
-			wantCauses: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.parameters[1].pattern",
-				Message: "Invalid value: \"[a-\": must be an RE2 regular expression (https://github.com/google/re2/wiki/Syntax): error parsing regexp: missing closing ]: `[a-`; correct the pattern of parameter ID"}},
-		},
-		"an update that makes a pattern one that does not compile: refused": {
-			cronJob: broken().Obj(), old: Hourly().Parameter("NOTE", "").PatternParameter("ID", "a", `[a-z]`).Obj(),
-			wantCauses: []metav1.StatusCause{{Type: metav1.CauseTypeFieldValueInvalid, Field: "spec.parameters[1].pattern",
-				Message: "Invalid value: \"[a-\": must be an RE2 regular expression (https://github.com/google/re2/wiki/Syntax): error parsing regexp: missing closing ]: `[a-`; correct the pattern of parameter ID"}},
-		},
-		"an update of another field keeping a stored pattern that does not compile: admitted (finalizers can go)": {
-			cronJob: broken().Schedule("30 * * * *").Obj(), old: broken().Obj(),
-		},
-	}
-	a := &CronJobCustomValidator{Clock: clocktesting.NewFakePassiveClock(TopOfTheHour)}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			var err error
-			if tc.old == nil {
-				_, err = a.ValidateCreate(context.Background(), tc.cronJob)
-			} else {
-				_, err = a.ValidateUpdate(context.Background(), tc.old, tc.cronJob)
-			}
-			if tc.wantCauses == nil {
-				if err != nil {
-					t.Fatalf("error = %v, want none", err)
-				}
-				return
-			}
-			if diff := cmp.Diff(tc.wantCauses, causes(t, err)); diff != "" {
-				t.Errorf("causes of the refusal (-want,+got):\n%s", diff)
 			}
 		})
 	}
