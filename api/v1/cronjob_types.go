@@ -360,6 +360,18 @@ type CronJobSpec struct {
 	// +kubebuilder:default=10
 	// +optional
 	RecentRunsLimit *int32 `json:"recentRunsLimit,omitempty"`
+
+	// parameters are the named inputs of the CronJob's runs, at most 20 with unique names: each run's Job
+	// gets each as an environment variable of every container and init container (see Parameter), and
+	// all of them in the annotation batch.cronjob-operator.dev/parameters. Scheduled runs use the
+	// defaults; a CronJobRun may give other values (its spec.parameters), which admission checks against
+	// the declarations here. Unset: the Jobs are the jobTemplate's, with no variable added. batch/v1 has
+	// no such field.
+	// +kubebuilder:validation:MaxItems=20
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Parameters []Parameter `json:"parameters,omitempty"`
 }
 
 // CronJobStatus is the observed state of a CronJob.

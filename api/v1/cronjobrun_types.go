@@ -46,6 +46,7 @@ const MaxRunTTLSecondsAfterFinished int32 = 604800
 
 // CronJobRunSpec is a request to run a CronJob's Job now, or for one past scheduled time. Only
 // ttlSecondsAfterFinished may change after creation.
+// +kubebuilder:validation:XValidation:rule="has(self.parameters) == has(oldSelf.parameters) && (!has(self.parameters) || self.parameters == oldSelf.parameters)",message="spec.parameters is immutable: create another CronJobRun"
 // +kubebuilder:validation:XValidation:rule="self.cronJobName == oldSelf.cronJobName && has(self.scheduledTime) == has(oldSelf.scheduledTime) && (!has(self.scheduledTime) || self.scheduledTime == oldSelf.scheduledTime) && (has(self.concurrencyPolicy) ? self.concurrencyPolicy : 'Honor') == (has(oldSelf.concurrencyPolicy) ? oldSelf.concurrencyPolicy : 'Honor')",message="spec.cronJobName, spec.scheduledTime and spec.concurrencyPolicy are immutable: create another CronJobRun"
 type CronJobRunSpec struct {
 	// cronJobName is the name of the CronJob, in the CronJobRun's namespace, whose jobTemplate runs. A
@@ -91,6 +92,18 @@ type CronJobRunSpec struct {
 	// +kubebuilder:validation:Maximum=604800
 	// +optional
 	TTLSecondsAfterFinished *int32 `json:"ttlSecondsAfterFinished,omitempty"`
+
+	// parameters gives values to parameters of the CronJob (its spec.parameters), at most 20 with unique
+	// names; a parameter given no value gets its default. A name the CronJob does not declare, a value not
+	// in the parameter's enum or not matching its pattern is refused at admission, with a message that
+	// names the parameter; a run admitted while its CronJob did not exist (or could not be read) and whose
+	// values do not fit when it starts is Rejected (InvalidParameters). Immutable. batch/v1 has no such
+	// field.
+	// +kubebuilder:validation:MaxItems=20
+	// +listType=map
+	// +listMapKey=name
+	// +optional
+	Parameters []ParameterValue `json:"parameters,omitempty"`
 }
 
 // CronJobRunStatus is the observed state of a CronJobRun.

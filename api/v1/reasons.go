@@ -122,4 +122,9 @@ const (
 	// (--max-waiting-runs-per-cronjob, default 100): wait for them to start or delete some, then create
 	// another CronJobRun.
 	ReasonTooManyWaitingRuns = "TooManyWaitingRuns"
+	// ReasonInvalidParameters (Rejected): spec.parameters of the run does not fit the CronJob's declared
+	// parameters (a name it does not declare, a value outside the enum or not matching the pattern). The
+	// admission webhook refuses such a run; this reason is for one admitted while the CronJob did not exist
+	// or could not be read, or whose CronJob's parameters changed before the run started.
+	ReasonInvalidParameters = "InvalidParameters"
 )

@@ -18,11 +18,13 @@ import (
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/concurrency"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/jobs"
 	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+	"github.com/cronjob-operator/cronjob-operator/controllers/parameters"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
 // start starts a run that has no Job yet: it loads the CronJob, works out the Job's name and scheduled
-// time (target), adopts a Job of that name that exists already, applies the CronJob's concurrency policy
+// time (target), adopts a Job of that name that exists already, checks the run's parameter values against
+// the CronJob's parameters (parameters.Check), applies the CronJob's concurrency policy
 // unless the run says Ignore (admit), and creates the Job. A run that cannot start for a reason the user
 // must fix is Rejected, and made a dependent of its CronJob when that exists (ownCronJob), so it goes with
 // the CronJob; one that waits for the concurrency policy stays Pending.
@@ -62,6 +64,12 @@ func (s *runSyncer) startOf(ctx context.Context, cj *cronjobv1.CronJob) (ctrl.Re
 	}
 	if !apierrors.IsNotFound(err) {
 		return ctrl.Result{}, fmt.Errorf("getting job %s: %w", name, err)
+	}
+	if errs := parameters.Check(cj, s.run.Spec.Parameters); len(errs) > 0 {
+		// Admission refuses such a run; this one came while the CronJob could not be checked, or its
+		// parameters changed since. Checked before the concurrency policy, which may delete Jobs (Replace).
+		s.reject(cronjobv1.ReasonInvalidParameters, "%s: create another CronJobRun with values that fit", errs.ToAggregate())
+		return s.pruneAfterTTL(ctx)
 	}
 	if s.run.Spec.ConcurrencyPolicy != cronjobv1.RunIgnoreConcurrency {
 		if admitted, err := s.admit(ctx, cj, name); err != nil || !admitted {
@@ -140,11 +148,12 @@ func (s *runSyncer) adopt(ctx context.Context, cj *cronjobv1.CronJob, job *batch
 	return ctrl.Result{}, nil
 }
 
-// create creates the run's Job: the CronJob's jobs.New (template, scheduled-at annotation, the CronJob as
-// controller owner, so its status.active and history limits count the Job) under the run's name, labelled
+// create creates the run's Job: the CronJob's jobs.NewWithParameters (template, the run's parameter values,
+// scheduled-at annotation, the CronJob as controller owner, so its status.active and history limits count
+// the Job) under the run's name, labelled
 // TriggerLabel=manual and annotated with the run's name. AlreadyExists adopts (see adopt).
 func (s *runSyncer) create(ctx context.Context, cj *cronjobv1.CronJob, name string, scheduled time.Time, loc *time.Location) (ctrl.Result, error) {
-	job := jobs.New(cj, scheduled, loc, s.now)
+	job := jobs.NewWithParameters(cj, scheduled, loc, s.now, s.run.Spec.Parameters)
 	job.Name = name
 	if job.Labels == nil {
 		job.Labels = map[string]string{}

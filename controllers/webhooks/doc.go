@@ -1,5 +1,6 @@
 // Package webhooks is the CronJob validating admission webhook, registered by SetupCronJobWebhookWithManager:
 // it refuses what the CRD schema and CEL cannot see, with the controller's own schedule parser and a dry-run
 // create of the Job the controller would build, so admission and the controller agree. Beside it, the
-// CronJobRun webhook (SetupCronJobRunWebhookWithManager) warns at create when the named CronJob is missing.
+// CronJobRun webhook (SetupCronJobRunWebhookWithManager) warns at create when the named CronJob is missing,
+// and refuses values of spec.parameters that do not fit the CronJob's parameters.
 package webhooks

@@ -119,8 +119,9 @@ var _ = Describe("Admission", func() {
 		})
 	})
 
-	// The CronJobRun webhook (controllers/webhooks/cronjobrun_webhook.go) warns, never refuses: a run may be
-	// created just before its CronJob.
+	// The CronJobRun webhook (controllers/webhooks/cronjobrun_webhook.go) warns about its CronJob, never
+	// refuses for it: a run may be created just before its CronJob. (It refuses parameter values that do not
+	// fit an existing CronJob: parameters_test.go and the fixtures.)
 	When("a CronJobRun is created", func() {
 		var ns string
 		BeforeEach(func(ctx SpecContext) {
@@ -197,8 +198,10 @@ var _ = Describe("Admission", func() {
 				Expect(yaml.Unmarshal(data, &obj.Object)).To(Succeed(), "decoding %s", name)
 				obj.SetNamespace(ns)
 				if obj.GetKind() == "CronJobRun" {
-					// The CronJob the CronJobRun fixtures name, so that only the one naming another is warned about.
-					Expect(k8sClient.Create(ctx, builders.MakeCronJob("report", ns).Obj())).To(Succeed())
+					// The CronJob the CronJobRun fixtures name, so that only the one naming another is warned about,
+					// with the parameters their values are checked against.
+					Expect(k8sClient.Create(ctx, builders.MakeCronJob("report", ns).
+						PatternParameter("DATE", "2026-01-01", `^\d{4}-\d{2}-\d{2}$`).EnumParameter("MODE", "full", "full", "delta").Obj())).To(Succeed())
 				}
 				c, warnings := warningClient()
 

@@ -78,14 +78,41 @@ func TestRun(t *testing.T) {
 			args: []string{"run", "report", "--scheduled-time", "yesterday 3am"}, wantErr: "is not an RFC 3339 time",
 		},
 		"no name": {args: []string{"run"}, wantErr: "accepts 1 arg(s)"},
+		"parameters, in the order given, a value holding '=' and ','": {
+			args: []string{"run", "report", "-p", "MODE=delta", "--parameter", "DATE=2026-01-01", "-p", "NOTE=a=b,c", "-p", "EMPTY="}, wantNS: "team-a",
+			wantSpec: cronjobv1.CronJobRunSpec{CronJobName: "report", Parameters: []cronjobv1.ParameterValue{
+				{Name: "MODE", Value: "delta"}, {Name: "DATE", Value: "2026-01-01"}, {Name: "NOTE", Value: "a=b,c"}, {Name: "EMPTY", Value: ""}}},
+		},
+		"a parameter the CronJob does not declare: fails before creating the run, naming it": {
+			args:    []string{"run", "report", "-p", "DAY=monday"},
+			wantErr: "CronJob report in namespace team-a does not take these values: -p DAY=monday: CronJob report declares no parameter DAY (it declares MODE, DATE, NOTE, EMPTY): remove the value or correct its name",
+		},
+		"values outside the enum and not matching the pattern: both named": {
+			args: []string{"run", "report", "-p", "MODE=fast", "-p", "DATE=tomorrow"},
+			wantErr: `does not take these values: -p MODE=fast: is not one of the values of CronJob report's parameter MODE: "full", "delta"; ` +
+				`-p DATE=tomorrow: does not match the pattern ^\d{4}-\d{2}-\d{2}$ of CronJob report's parameter DATE`,
+		},
+		"a parameter of a CronJob that does not exist: the run is created, admission and the controller decide": {
+			args: []string{"run", "other", "-p", "DAY=monday"}, wantNS: "team-a",
+			wantSpec: cronjobv1.CronJobRunSpec{CronJobName: "other", Parameters: []cronjobv1.ParameterValue{{Name: "DAY", Value: "monday"}}},
+		},
+		"-p without '='": {args: []string{"run", "report", "-p", "DATE"}, wantErr: `-p "DATE" is not NAME=VALUE, such as -p DATE=2026-01-01`},
+		"-p of the same name twice": {
+			args: []string{"run", "report", "-p", "MODE=full", "-p", "MODE=delta"}, wantErr: "-p MODE is given twice: give each parameter once",
+		},
 	}
+	report := builders.MakeCronJob("report", "team-a").EnumParameter("MODE", "full", "full", "delta").
+		PatternParameter("DATE", "2026-01-01", `^\d{4}-\d{2}-\d{2}$`).Parameter("NOTE", "").Parameter("EMPTY", "x").Obj()
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c := newCluster(t)
+			c := newCluster(t, report)
 			out, _, err := execute(t, c, tc.args...)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
+				}
+				if runs := c.runs("team-a"); len(runs) != 0 {
+					t.Errorf("%d CronJobRuns created, want none", len(runs))
 				}
 				return
 			}
@@ -93,7 +120,7 @@ func TestRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			run := onlyRun(t, c, tc.wantNS)
-			if !strings.HasPrefix(run.Name, "report-") {
+			if !strings.HasPrefix(run.Name, tc.wantSpec.CronJobName+"-") {
 				t.Errorf("name %q, want generated from report-", run.Name)
 			}
 			if diff := cmp.Diff(tc.wantSpec, run.Spec, cmp.Comparer(func(a, b metav1.Time) bool { return a.Equal(&b) })); diff != "" {

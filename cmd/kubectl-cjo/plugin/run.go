@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/parameters"
 )
 
 // runOptions are the flags of `run`.
@@ -19,6 +21,8 @@ type runOptions struct {
 	ignoreConcurrency bool
 	wait              bool
 	timeout           time.Duration
+	// parameters are the -p NAME=VALUE flags, in their order.
+	parameters []string
 }
 
 func (e *env) runCommand() *cobra.Command {
@@ -30,8 +34,13 @@ func (e *env) runCommand() *cobra.Command {
 the CronJob's jobTemplate, through the CronJob's concurrencyPolicy unless --ignore-concurrency is given.
 With --scheduled-time the run is a backfill of that past scheduled time: its Job gets that time's name, so
 it never duplicates the scheduled run of the same time (if that Job exists, the run reports it).
+With -p NAME=VALUE (repeatable) the run gives a value to a parameter of the CronJob (spec.parameters): its
+Job's containers get it as the environment variable NAME; parameters not given get their defaults. A name
+the CronJob does not declare, or a value outside the parameter's enum or not matching its pattern, fails
+before the CronJobRun is created.
 With --wait the command waits until the run has finished and fails unless it Succeeded.`,
 		Example: `  kubectl cjo run nightly-report
+  kubectl cjo run nightly-report -p DATE=2026-01-01 -p MODE=full
   kubectl cjo run nightly-report --scheduled-time 2026-03-01T03:00:00+01:00 --wait`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,6 +51,7 @@ With --wait the command waits until the run has finished and fails unless it Suc
 	cmd.Flags().BoolVar(&o.ignoreConcurrency, "ignore-concurrency", false, "Start the run whatever the CronJob's concurrencyPolicy and maxActiveJobs say (spec.concurrencyPolicy Ignore).")
 	cmd.Flags().BoolVar(&o.wait, "wait", false, "Wait until the run has finished (Succeeded, Failed or Rejected); fail unless it Succeeded.")
 	cmd.Flags().DurationVar(&o.timeout, "timeout", time.Hour, "With --wait, how long to wait at most.")
+	cmd.Flags().StringArrayVarP(&o.parameters, "parameter", "p", nil, "A value of a parameter of the CronJob, NAME=VALUE (the value may hold '=' and ','); repeat for several.")
 	return cmd
 }
 
@@ -64,6 +74,12 @@ func (e *env) run(ctx context.Context, name string, o runOptions) error {
 	}
 	if o.ignoreConcurrency {
 		run.Spec.ConcurrencyPolicy = cronjobv1.RunIgnoreConcurrency
+	}
+	if run.Spec.Parameters, err = parseParameters(o.parameters); err != nil {
+		return err
+	}
+	if err := checkParameters(ctx, c, ns, name, run.Spec.Parameters); err != nil {
+		return err
 	}
 	if run, err = c.CreateRun(ctx, run); err != nil {
 		return fmt.Errorf("creating a CronJobRun of CronJob %s in namespace %s: %w", name, ns, err)
@@ -102,4 +118,46 @@ func (e *env) waitForRun(ctx context.Context, c Client, run *cronjobv1.CronJobRu
 		return fmt.Errorf("CronJobRun %s is %s", run.Name, run.Status.Phase)
 	}
 	return nil
+}
+
+// parseParameters turns the -p NAME=VALUE flags into spec.parameters, in their order. A flag without '=' or
+// a name given twice is an error.
+func parseParameters(flags []string) ([]cronjobv1.ParameterValue, error) {
+	var values []cronjobv1.ParameterValue
+	seen := map[string]bool{}
+	for _, f := range flags {
+		name, value, ok := strings.Cut(f, "=")
+		if !ok || name == "" {
+			return nil, fmt.Errorf("-p %q is not NAME=VALUE, such as -p DATE=2026-01-01", f)
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("-p %s is given twice: give each parameter once", name)
+		}
+		seen[name] = true
+		values = append(values, cronjobv1.ParameterValue{Name: name, Value: value})
+	}
+	return values, nil
+}
+
+// checkParameters checks the values against the parameters the CronJob declares (parameters.Check, as
+// admission does) and returns an error naming each -p that does not fit. Without values it reads nothing;
+// when the CronJob cannot be read, it leaves the check to admission and the controller.
+func checkParameters(ctx context.Context, c Client, ns, name string, values []cronjobv1.ParameterValue) error {
+	if len(values) == 0 {
+		return nil
+	}
+	cj, err := c.GetCronJob(ctx, ns, name)
+	if err != nil {
+		return nil //nolint:nilerr // admission warns about a missing CronJob; the controller checks the values
+	}
+	var msgs []string
+	for _, v := range values {
+		for _, e := range parameters.Check(cj, []cronjobv1.ParameterValue{v}) {
+			msgs = append(msgs, fmt.Sprintf("-p %s=%s: %s", v.Name, v.Value, e.Detail))
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("CronJob %s in namespace %s does not take these values: %s", name, ns, strings.Join(msgs, "; "))
 }

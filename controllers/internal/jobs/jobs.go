@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	"github.com/cronjob-operator/cronjob-operator/controllers/parameters"
 )
 
 // Name is the name of the Job for a scheduled time: "<cronjob>-<scheduled time in Unix minutes>", as in
@@ -46,8 +47,18 @@ func RunName(cronJobName string, runUID types.UID) string {
 // annotations with the prefix cronjobv1.ReservedPrefix are dropped, not copied: the schema refuses them,
 // and a CronJob admitted before that rule still cannot forge the keys the operator reads (a cronjobrun
 // annotation would tie every scheduled Job to a run of the author's choosing). The pod template is copied
-// as it is: nothing reads our keys on Pods.
+// as it is (nothing reads our keys on Pods), with the defaults of the CronJob's parameters, if it declares
+// any, in its containers' env and in the parameters annotation (see NewWithParameters).
 func New(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location, created time.Time) *batchv1.Job {
+	return NewWithParameters(cj, scheduled, loc, created, nil)
+}
+
+// NewWithParameters is New for a run that gives values to the CronJob's parameters (a CronJobRun's
+// spec.parameters, checked with parameters.Check): each declared parameter gets the value given, else its
+// default, as an environment variable of every container and init container (parameters.Apply) and in
+// cronjobv1.ParametersAnnotation. A CronJob without parameters gets the Job of New, byte for byte: no
+// annotation, no env entry.
+func NewWithParameters(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location, created time.Time, given []cronjobv1.ParameterValue) *batchv1.Job {
 	tmpl := cj.Spec.JobTemplate
 	job := &batchv1.Job{
 		ObjectMeta: metav1.ObjectMeta{
@@ -70,6 +81,10 @@ func New(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location, created
 		job.Labels = map[string]string{}
 	}
 	job.Labels[cronjobv1.TriggerLabel] = cronjobv1.TriggerSchedule
+	if values := parameters.Resolve(cj.Spec.Parameters, given); len(values) > 0 {
+		parameters.Apply(&job.Spec.Template.Spec, values)
+		job.Annotations[cronjobv1.ParametersAnnotation] = parameters.Annotation(values)
+	}
 	return job
 }
 
