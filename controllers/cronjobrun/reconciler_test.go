@@ -119,6 +119,22 @@ func TestCronJobRunStart(t *testing.T) {
 			cronJob: Hourly().Schedule("0 9 * * *").TimeZone("Europe/Berlin"), run: manualRun().ScheduledTime(HM(9, 0)),
 			want: runStart{Phase: cronjobv1.RunRejected, Reason: cronjobv1.ReasonNotAScheduledTime},
 		},
+		"backfill of a time of the second of two schedules": {
+			cronJob: Hourly().Schedules("0 9 * * * @ Europe/Berlin", "30 7 * * *"), run: manualRun().ScheduledTime(HM(7, 30)),
+			want: runStart{Jobs: []string{JobName(HM(7, 30))}, Phase: cronjobv1.RunRunning, Reason: cronjobv1.ReasonJobCreated, JobName: JobName(HM(7, 30))},
+		},
+		"backfill of a time neither of two schedules has": {
+			cronJob: Hourly().Schedules("0 9 * * * @ Europe/Berlin", "30 7 * * *"), run: manualRun().ScheduledTime(HM(7, 0)),
+			want: runStart{Phase: cronjobv1.RunRejected, Reason: cronjobv1.ReasonNotAScheduledTime},
+		},
+		"backfill of a time a calendar excludes: asked for by name, it runs": {
+			cronJob: Hourly().Calendars("holidays"), run: manualRun().ScheduledTime(HM(7, 0)),
+			want: runStart{Jobs: []string{JobName(HM(7, 0))}, Phase: cronjobv1.RunRunning, Reason: cronjobv1.ReasonJobCreated, JobName: JobName(HM(7, 0))},
+		},
+		"backfill of a time outside the active window": {
+			cronJob: Hourly().ActiveWindow(HM(8, 0), time.Time{}), run: manualRun().ScheduledTime(HM(7, 0)),
+			want: runStart{Phase: cronjobv1.RunRejected, Reason: cronjobv1.ReasonNotAScheduledTime},
+		},
 		"backfill, a CronJob with an unknown time zone": {
 			cronJob: Hourly().TimeZone("Mars/Olympus_Mons"), run: manualRun().ScheduledTime(HM(7, 0)),
 			want: runStart{Phase: cronjobv1.RunRejected, Reason: cronjobv1.ReasonUnknownTimeZone},

@@ -87,7 +87,7 @@ func (s *runSyncer) startOf(ctx context.Context, cj *cronjobv1.CronJob) (ctrl.Re
 // time, after checking that it is a scheduled time of the schedule (in its time zone) and not in the
 // future. ok is false when the run was rejected.
 func (s *runSyncer) target(cj *cronjobv1.CronJob) (scheduled time.Time, name string, loc *time.Location, ok bool) {
-	sched, loc, err := schedule.Parse(cj.Spec.Schedule, cj.Spec.TimeZone)
+	sched, loc, err := schedule.ForCronJob(withoutCalendars(cj), nil)
 	if s.run.Spec.ScheduledTime == nil {
 		if err != nil {
 			loc = time.UTC // a run now does not need the schedule; its annotation is then in UTC
@@ -250,4 +250,13 @@ func (s *runSyncer) replace(ctx context.Context, active []*batchv1.Job) error {
 		s.event(corev1.EventTypeNormal, cronjobv1.ReasonSuccessfulDelete, "Delete", "Deleted job %s", job.Name)
 	}
 	return nil
+}
+
+// withoutCalendars is cj without spec.calendars: a backfill of one scheduledTime runs the time it names
+// even when a calendar excludes it (it was asked for by name); the union of spec.schedules and
+// spec.activeWindow still say which times are scheduled ones.
+func withoutCalendars(cj *cronjobv1.CronJob) *cronjobv1.CronJob {
+	c := *cj
+	c.Spec.Calendars = nil
+	return &c
 }
