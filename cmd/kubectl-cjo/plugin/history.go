@@ -3,8 +3,8 @@ package plugin
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
 	"strings"
+	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
