@@ -145,6 +145,9 @@ func setupWebhooks(mgr manager.Manager, w *WebhookOptions, registered chan<- str
 		if err := webhooks.SetupCronJobRunWebhookWithManager(mgr); err != nil {
 			return fmt.Errorf("setting up the webhooks: %w", err)
 		}
+		if err := webhooks.SetupCronCalendarWebhookWithManager(mgr); err != nil {
+			return fmt.Errorf("setting up the webhooks: %w", err)
+		}
 		close(registered)
 		return nil
 	}

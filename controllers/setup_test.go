@@ -198,7 +198,8 @@ func TestSetupRegistersTheWebhooksOnlyOnceTheCertificatesAreReady(t *testing.T) 
 	close(certs)
 	g.Eventually(rig.ctrl.WebhooksRegistered()).WithTimeout(30 * time.Second).Should(gomega.BeClosed())
 	g.Expect(rig.webhooks.paths()).To(gomega.ConsistOf(
-		"/validate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjobrun", cronjobwebhooks.RetiredMutatingPath),
+		"/validate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjobrun",
+		"/validate-batch-cronjob-operator-dev-v1-croncalendar", cronjobwebhooks.RetiredMutatingPath),
 		"registered before WebhooksRegistered is closed")
 }
 
@@ -216,7 +217,8 @@ func TestSetupRegistersTheWebhooksOnAReplicaThatIsNotTheLeader(t *testing.T) {
 	// A follower passes its readiness check once the certificates are there (main.go), and the webhook
 	// Service sends it admission requests: it must serve them, not answer 404.
 	g.Eventually(rig.webhooks.paths).WithTimeout(30 * time.Second).Should(gomega.ConsistOf(
-		"/validate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjobrun", cronjobwebhooks.RetiredMutatingPath))
+		"/validate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjobrun",
+		"/validate-batch-cronjob-operator-dev-v1-croncalendar", cronjobwebhooks.RetiredMutatingPath))
 }
 
 // neverElected is a leader election lock that another replica holds for ever.
@@ -239,7 +241,8 @@ func TestSetupRegistersTheWebhooksAtOnceWithoutCertsReady(t *testing.T) {
 	g := gomega.NewWithT(t)
 	rig := newSetupRig(t, g, TopOfTheHour, &WebhookOptions{})
 	g.Expect(rig.webhooks.paths()).To(gomega.ConsistOf(
-		"/validate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjobrun", cronjobwebhooks.RetiredMutatingPath))
+		"/validate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjobrun",
+		"/validate-batch-cronjob-operator-dev-v1-croncalendar", cronjobwebhooks.RetiredMutatingPath))
 	g.Expect(rig.ctrl.WebhooksRegistered()).To(gomega.BeClosed())
 }
 

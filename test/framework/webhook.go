@@ -42,6 +42,8 @@ func (f *Framework) startWebhookServer() (stop func()) {
 		To(gomega.Succeed(), "registering the CronJob admission webhooks")
 	gomega.ExpectWithOffset(2, webhooks.SetupCronJobRunWebhookWithManager(mgr)).
 		To(gomega.Succeed(), "registering the CronJobRun admission webhook")
+	gomega.ExpectWithOffset(2, webhooks.SetupCronCalendarWebhookWithManager(mgr)).
+		To(gomega.Succeed(), "registering the CronCalendar admission webhook")
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -307,11 +307,13 @@ var _ = Describe("RBAC", Ordered, ContinueOnFailure, func() {
 				}
 			}
 			want := map[string]map[string]string{
-				"cronjob-operator-cronjob-viewer-role":    {rbacAggregatePrefix + "view": "true"},
-				"cronjob-operator-cronjob-editor-role":    {rbacAggregatePrefix + "edit": "true"},
-				"cronjob-operator-cronjob-admin-role":     {rbacAggregatePrefix + "admin": "true"},
-				"cronjob-operator-cronjobrun-viewer-role": {rbacAggregatePrefix + "view": "true"},
-				"cronjob-operator-cronjobrun-editor-role": {rbacAggregatePrefix + "edit": "true"},
+				"cronjob-operator-cronjob-viewer-role":      {rbacAggregatePrefix + "view": "true"},
+				"cronjob-operator-cronjob-editor-role":      {rbacAggregatePrefix + "edit": "true"},
+				"cronjob-operator-cronjob-admin-role":       {rbacAggregatePrefix + "admin": "true"},
+				"cronjob-operator-cronjobrun-viewer-role":   {rbacAggregatePrefix + "view": "true"},
+				"cronjob-operator-cronjobrun-editor-role":   {rbacAggregatePrefix + "edit": "true"},
+				"cronjob-operator-croncalendar-viewer-role": {rbacAggregatePrefix + "view": "true"},
+				"cronjob-operator-croncalendar-editor-role": {rbacAggregatePrefix + "edit": "true"},
 			}
 			Expect(cmp.Diff(want, got)).To(BeEmpty(), "aggregation labels (-want,+got)")
 		})
