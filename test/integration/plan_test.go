@@ -6,6 +6,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -88,6 +89,24 @@ var _ = Describe("Runs as people plan them", func() {
 			clk.AdvanceTo(at("10:20:01"))
 			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(jobNameFor(cj, at("10:20:00"))))
 			Expect(eventOccurrences(ctx, Default, cj)).To(HaveKeyWithValue("Normal/ExcludedByCalendar", 2), "each excluded time reported once")
+		})
+	})
+
+	When("a CronJob with spec.schedules is updated", func() {
+		It("should admit the update through the webhook (its match condition reads spec.schedule with has())", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			cj := builders.MakeCronJob("edited", ns).Schedules("0 9 * * *", "0 17 * * *").Obj()
+			Expect(k8sClient.Create(ctx, cj)).To(Succeed())
+			Eventually(func(g Gomega) {
+				live := framework.GetCronJob(ctx, g, k8sClient, cj)
+				live.Spec.Suspend = ptr.To(true)
+				g.Expect(k8sClient.Update(ctx, live)).To(Succeed())
+			}).Should(Succeed())
+			Eventually(func(g Gomega) error {
+				live := framework.GetCronJob(ctx, g, k8sClient, cj)
+				live.Spec.Schedules = append(live.Spec.Schedules, cronjobv1.ScheduleEntry{Schedule: "0 25 * * *"})
+				return k8sClient.Update(ctx, live)
+			}).Should(MatchError(ContainSubstring(`spec.schedules[2].schedule "0 25 * * *" is not a valid cron schedule`)))
 		})
 	})
 
