@@ -31,8 +31,14 @@ type dstSchedule struct {
 func (d dstSchedule) Next(t time.Time) time.Time {
 	loc := d.spec.Location
 	n := d.spec.Next(t)
+	// The library looks five years ahead of each call: the search for a time it returns that matches ends five
+	// years after t, or a schedule whose every time the library returns is dropped would never end ("30 2 * 3
+	// SUN#2" in America/New_York, for which it returns 03:30 on the day the clock jumps over 02:30).
+	limit := t.AddDate(5, 0, 0)
 	for !n.IsZero() && (!specMatchesWall(d.spec, n.In(loc)) || (d.fixedTime && inRepeatedWallTime(n.In(loc)))) {
-		n = d.spec.Next(n)
+		if n = d.spec.Next(n); n.After(limit) {
+			n = time.Time{}
+		}
 	}
 	if !d.fixedTime {
 		return n
