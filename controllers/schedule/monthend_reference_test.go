@@ -104,7 +104,9 @@ type refSchedule struct {
 	days           refDay
 }
 
-func (s refSchedule) matchesMonth(m time.Month) bool { return s.months == nil || slices.Contains(s.months, m) }
+func (s refSchedule) matchesMonth(m time.Month) bool {
+	return s.months == nil || slices.Contains(s.months, m)
+}
 
 // refFixedRuns lists the runs in (from, to] of a schedule whose minute and hour fields are fixed, in loc, as
 // classic cron runs them: a local time that does not exist (the clock jumps over it) runs at the jump, one
