@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	cron "github.com/netresearch/go-cron"
 	"github.com/rickar/cal/v2"
-	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/robfig/cron/v3"
+	cron "github.com/netresearch/go-cron"
 	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/utils/ptr"
 

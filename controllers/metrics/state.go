@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	cron "github.com/netresearch/go-cron"
 	"github.com/prometheus/common/expfmt"
-	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	toolscache "k8s.io/client-go/tools/cache"

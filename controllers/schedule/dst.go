@@ -4,12 +4,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
+	cron "github.com/netresearch/go-cron"
 )
 
 // dstSchedule gives a fixed-time schedule classic cron semantics across daylight saving time transitions in
-// its time zone, where the cron library (and so batch/v1 CronJob) skips runs that fall in the skipped hour
-// and runs twice those that fall in the repeated hour:
+// its time zone, where batch/v1 CronJob (robfig/cron) skips runs that fall in the skipped hour and runs twice
+// those that fall in the repeated hour:
 //   - a run whose local time falls in the skipped hour (spring forward) starts once, at the jump;
 //   - a run whose local time falls in the repeated hour (fall back) starts once, at its first occurrence.
 //
@@ -19,7 +19,9 @@ import (
 //
 // For every schedule in a zone other than UTC it also drops the times the cron library returns that do not
 // match the schedule: with a 30-minute transition (Australia/Lord_Howe) the library can return 02:45 for
-// "45 1 * * *".
+// "45 1 * * *", and on the day the clock jumps from 02:00 to 03:00 it returns 03:30 for "30 2 * * *" (its own
+// rule for the skipped hour, which the rules above replace). The days of the schedule (L, nW, d#n, ...) are
+// matched in local time, so a month-end run in the skipped hour starts at the jump like any other.
 type dstSchedule struct {
 	spec      *cron.SpecSchedule
 	fixedTime bool // minute and hour fields are both fixed: apply the skipped and repeated hour rules
@@ -29,8 +31,14 @@ type dstSchedule struct {
 func (d dstSchedule) Next(t time.Time) time.Time {
 	loc := d.spec.Location
 	n := d.spec.Next(t)
+	// The library looks five years ahead of each call: the search for a time it returns that matches ends five
+	// years after t, or a schedule whose every time the library returns is dropped would never end ("30 2 * 3
+	// SUN#2" in America/New_York, for which it returns 03:30 on the day the clock jumps over 02:30).
+	limit := t.AddDate(5, 0, 0)
 	for !n.IsZero() && (!specMatchesWall(d.spec, n.In(loc)) || (d.fixedTime && inRepeatedWallTime(n.In(loc)))) {
-		n = d.spec.Next(n)
+		if n = d.spec.Next(n); n.After(limit) {
+			n = time.Time{}
+		}
 	}
 	if !d.fixedTime {
 		return n
@@ -87,20 +95,14 @@ func (d dstSchedule) skippedRunBetween(t, n time.Time) time.Time {
 	}
 }
 
-// specMatchesWall reports whether the schedule matches the wall time fields of `wall` (in its location).
-// Day matching follows the cron library: when both day fields are restricted, either may match.
+// specMatchesWall reports whether the schedule matches the wall time fields of `wall` (in its location); the
+// day is matched as the cron library matches it (dayMatches).
 func specMatchesWall(s *cron.SpecSchedule, wall time.Time) bool {
-	const starBit = 1 << 63
 	if s.Second&(1<<uint(wall.Second())) == 0 || s.Minute&(1<<uint(wall.Minute())) == 0 ||
 		s.Hour&(1<<uint(wall.Hour())) == 0 || s.Month&(1<<uint(wall.Month())) == 0 {
 		return false
 	}
-	dom := s.Dom&(1<<uint(wall.Day())) > 0
-	dow := s.Dow&(1<<uint(wall.Weekday())) > 0
-	if s.Dom&starBit > 0 || s.Dow&starBit > 0 {
-		return dom && dow
-	}
-	return dom || dow
+	return dayMatches(s, wall)
 }
 
 // hasFixedTime reports whether a schedule's minute and hour fields are both fixed (no * or ?), the schedules

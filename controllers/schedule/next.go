@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/robfig/cron/v3"
+	cron "github.com/netresearch/go-cron"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
+	cron "github.com/netresearch/go-cron"
 	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -23,9 +23,13 @@ const MaxMissedTimes = 100
 // more short requeue; the padding is kept small to keep the start skew small. batch/v1 pads by 100 ms.
 const RequeuePadding = 10 * time.Millisecond
 
-// cronParser parses the standard five-field format and descriptors (@hourly, @every 90m, ...), the same
-// formats batch/v1 CronJob accepts.
-var cronParser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+// cronParser parses the standard five-field format and descriptors (@hourly, @every 90m, ...), the formats
+// batch/v1 CronJob accepts, and the month-end and weekday-of-the-month tokens (L, L-n, LW, nW in the
+// day-of-month field; d#n, d#L in the day-of-week field), which batch/v1 refuses. DowOrDom keeps batch/v1's
+// day matching: when both day fields are restricted, either may match (the library's default is both).
+// Without a minimum for @every, Parse's own bounds give the message for "@every 0s" too.
+var cronParser = cron.MustNewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor |
+	cron.DowOrDom | cron.DomL | cron.DomW | cron.DowNth | cron.DowLast).WithMinEveryInterval(0)
 
 // minEvery and maxEvery bound the interval of an "@every" schedule. Below a minute two runs could get the
 // same Job name and one would be lost (batch/v1 accepts such schedules); above five years the interval
@@ -73,10 +77,17 @@ func Parse(schedule string, timeZone *string) (sched cron.Schedule, loc *time.Lo
 				Message: fmt.Sprintf("spec.schedule %q is malformed (%v): use five fields (minute hour day-of-month month day-of-week) or a descriptor such as @hourly", schedule, r)}
 		}
 	}()
-	s, perr := cronParser.Parse(trimmed)
-	if perr != nil {
+	prepared, problem := prepareFields(trimmed)
+	var s cron.Schedule
+	if problem == "" {
+		var perr error
+		if s, perr = cronParser.Parse(prepared); perr != nil {
+			problem = libraryProblem(trimmed, prepared, perr)
+		}
+	}
+	if problem != "" {
 		return nil, nil, &Error{Reason: cronjobv1.ReasonUnparseableSchedule,
-			Message: fmt.Sprintf("spec.schedule %q is not a valid cron schedule: %v; use five fields (minute hour day-of-month month day-of-week) or a descriptor such as @hourly", schedule, perr)}
+			Message: fmt.Sprintf("spec.schedule %q is not a valid cron schedule: %s", schedule, problem)}
 	}
 	if every, ok := s.(cron.ConstantDelaySchedule); ok && (every.Delay < minEvery || every.Delay > maxEvery) {
 		return nil, nil, &Error{Reason: cronjobv1.ReasonUnparseableSchedule,

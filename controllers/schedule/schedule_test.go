@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
-	"github.com/robfig/cron/v3"
+	cron "github.com/netresearch/go-cron"
 	"k8s.io/utils/ptr"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
+	cron "github.com/netresearch/go-cron"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
