@@ -24,8 +24,6 @@ func monthDays(y int, m time.Month) []time.Weekday {
 
 func isWeekday(wd time.Weekday) bool { return wd != time.Saturday && wd != time.Sunday }
 
-// refEveryDay is a * in both day fields.
-func refEveryDay(int, time.Month, int) bool { return true }
 
 // refDays is a day-of-month field of plain days.
 func refDays(days ...int) refDay {

@@ -20,9 +20,9 @@ func times(sched interface{ Next(time.Time) time.Time }, after time.Time, n int)
 	return out
 }
 
-func forCronJob(t *testing.T, w *builders.CronJobWrapper, cals Calendars) interface{ Next(time.Time) time.Time } {
+func forCronJob(t *testing.T, w *builders.CronJobWrapper) interface{ Next(time.Time) time.Time } {
 	t.Helper()
-	sched, _, err := ForScheduler(w.Obj(), cals)
+	sched, _, err := ForScheduler(w.Obj(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestUnionOfSchedules(t *testing.T) {
 			for _, s := range tc.want {
 				want = append(want, MustTime(s))
 			}
-			if diff := cmp.Diff(want, times(forCronJob(t, w, nil), tc.after, tc.n)); diff != "" {
+			if diff := cmp.Diff(want, times(forCronJob(t, w), tc.after, tc.n)); diff != "" {
 				t.Errorf("times (-want,+got):\n%s", diff)
 			}
 		})
@@ -250,7 +250,7 @@ func TestEveryUnderAWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := forCronJob(t, builders.MakeCronJob("e", "ns").Schedule("@every 90m").CreationTimestamp(created).ActiveWindow(created, time.Time{}), nil)
+	w := forCronJob(t, builders.MakeCronJob("e", "ns").Schedule("@every 90m").CreationTimestamp(created).ActiveWindow(created, time.Time{}))
 	for _, after := range []time.Time{created, created.Add(time.Minute), created.Add(90 * time.Minute), created.Add(1000 * time.Minute)} {
 		if want, got := Next(p, EarliestTime(plain), after), w.Next(after); !want.Equal(got) {
 			t.Errorf("after %v: %v, want %v", after, got, want)
@@ -309,9 +309,9 @@ func FuzzUnionOfSchedules(f *testing.F) {
 		ea := pool[int(a)%len(pool)] + " @ " + zones[int(za)%len(zones)]
 		eb := pool[int(b)%len(pool)] + " @ " + zones[int(zb)%len(zones)]
 		start := MustTime("2026-01-01T00:00:00Z").Add(time.Duration(offset%(86400*730)) * time.Second)
-		u := forCronJob(t, builders.MakeCronJob("f", "ns").Schedules(ea, eb), nil)
-		sa := forCronJob(t, builders.MakeCronJob("f", "ns").Schedules(ea), nil)
-		sb := forCronJob(t, builders.MakeCronJob("f", "ns").Schedules(eb), nil)
+		u := forCronJob(t, builders.MakeCronJob("f", "ns").Schedules(ea, eb))
+		sa := forCronJob(t, builders.MakeCronJob("f", "ns").Schedules(ea))
+		sb := forCronJob(t, builders.MakeCronJob("f", "ns").Schedules(eb))
 		got := times(u, start, 40)
 		if len(got) == 0 {
 			return

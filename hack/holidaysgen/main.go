@@ -84,29 +84,32 @@ func moduleDir() (string, error) {
 // lists returns the region codes of the package's []*cal.Holiday variables named Holidays (national, "")
 // or Holidays<REGION>, sorted.
 func lists(dir string) ([]string, error) {
-	pkgs, err := parser.ParseDir(token.NewFileSet(), dir, func(fi os.FileInfo) bool {
-		return !strings.HasSuffix(fi.Name(), "_test.go")
-	}, 0)
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		return nil, err
 	}
 	var regions []string
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, d := range f.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.VAR {
-					continue
-				}
-				for _, s := range g.Specs {
-					vs := s.(*ast.ValueSpec)
-					for i, name := range vs.Names {
-						m := listName.FindStringSubmatch(name.Name)
-						if m == nil || i >= len(vs.Values) || !isHolidayList(vs.Values[i]) {
-							continue
-						}
-						regions = append(regions, m[1])
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, s := range g.Specs {
+				vs := s.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					m := listName.FindStringSubmatch(name.Name)
+					if m == nil || i >= len(vs.Values) || !isHolidayList(vs.Values[i]) {
+						continue
 					}
+					regions = append(regions, m[1])
 				}
 			}
 		}
