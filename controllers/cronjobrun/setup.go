@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"strings"
 
 	batchv1 "k8s.io/api/batch/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -117,8 +118,20 @@ func cronJobChange() predicate.Predicate {
 			return true
 		}
 		return oldCJ.Generation != newCJ.Generation || (oldCJ.DeletionTimestamp == nil) != (newCJ.DeletionTimestamp == nil) ||
-			!sameJobs(oldCJ.Status.Active, newCJ.Status.Active)
+			!sameJobs(oldCJ.Status.Active, newCJ.Status.Active) || timedOut(oldCJ) != timedOut(newCJ)
 	}}
+}
+
+// timedOut lists the Jobs of status.recentRuns a timeout ended: a run whose Job the CronJob controller
+// ended in the reconcile that first saw it never was in status.active, and waits for this.
+func timedOut(cj *cronjobv1.CronJob) string {
+	var names []string
+	for _, r := range cj.Status.RecentRuns {
+		if r.Result == cronjobv1.RunResultTimedOut || r.Result == cronjobv1.RunResultNeverStarted {
+			names = append(names, r.JobName)
+		}
+	}
+	return strings.Join(names, ",")
 }
 
 // sameJobs reports whether two status.active lists name the same Jobs (name and UID), in any order.

@@ -3,6 +3,7 @@ package cronjobrun
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -66,9 +67,11 @@ func (s *runSyncer) endedByTimeout(ctx context.Context) (done bool, res ctrl.Res
 		}
 	}
 	switch {
-	case entry == nil:
+	case entry == nil && !s.pastATimeout(cj):
 		return false, ctrl.Result{}, nil
-	case entry.Result == cronjobv1.RunResultRunning:
+	case entry == nil || entry.Result == cronjobv1.RunResultRunning:
+		// No entry while a timeout of the run has passed: the CronJob controller ended the Job in the
+		// reconcile that first saw it, and its status write (a new recentRuns entry) is not in the cache yet.
 		ctrl.LoggerFrom(ctx).V(1).Info("Job of the CronJobRun is gone; waiting for the CronJob to record how it ended", "job", s.run.Status.JobName)
 		return true, ctrl.Result{}, nil
 	case entry.Result != cronjobv1.RunResultTimedOut && entry.Result != cronjobv1.RunResultNeverStarted:
@@ -95,4 +98,18 @@ func readyCondition(run *cronjobv1.CronJobRun) *metav1.Condition {
 		}
 	}
 	return nil
+}
+
+// pastATimeout reports whether a timeout the CronJob sets has passed for the run's Job: its start
+// (status.startTime) plus startTimeoutSeconds or runTimeoutSeconds is not after now.
+func (s *runSyncer) pastATimeout(cj *cronjobv1.CronJob) bool {
+	if s.run.Status.StartTime == nil {
+		return false
+	}
+	for _, limit := range []*int64{cj.Spec.StartTimeoutSeconds, cj.Spec.RunTimeoutSeconds} {
+		if limit != nil && !s.run.Status.StartTime.Add(time.Duration(*limit)*time.Second).After(s.now) {
+			return true
+		}
+	}
+	return false
 }

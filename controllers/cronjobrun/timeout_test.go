@@ -94,3 +94,34 @@ func TestCronJobRunJobGoneWithoutTimeout(t *testing.T) {
 		t.Errorf("the run outlived its Job: %+v", got.Status)
 	}
 }
+
+// TestCronJobRunJobGoneBeforeAnyRecord: the CronJob controller ended the run's Job in the reconcile that
+// first saw it, so the Job was never in status.active, and its recentRuns entry is not in the cache yet
+// when the run sees the Job gone. Past a timeout, the run waits for that record instead of being deleted
+// as if its Job had been removed by someone (the envtest spec of a manual run past its timeout found it).
+func TestCronJobRunJobGoneBeforeAnyRecord(t *testing.T) {
+	for name, tc := range map[string]struct {
+		at       time.Time
+		wantKept bool
+	}{
+		"1 s before the run timeout: deleted with its Job, as usual": {at: IsTime.Add(299 * time.Second), wantKept: false},
+		"at the run timeout: kept, waiting for the CronJob's record":  {at: IsTime.Add(300 * time.Second), wantKept: true},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Suspend().RunTimeoutSeconds(300).LastScheduleTime(PriorHour).Obj(), manualRun().Obj())
+			f.mustReconcileRun(t, "manual")
+			var job batchv1.Job
+			if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: manualJob}, &job); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.client.Delete(context.Background(), &job); err != nil {
+				t.Fatal(err)
+			}
+			f.clock.SetTime(tc.at)
+			f.mustReconcileRun(t, "manual")
+			if got := f.run(t, "manual"); (got != nil) != tc.wantKept {
+				t.Errorf("run kept: %v, want %v", got != nil, tc.wantKept)
+			}
+		})
+	}
+}
