@@ -105,7 +105,7 @@ func TestCronJobRunJobGoneBeforeAnyRecord(t *testing.T) {
 		wantKept bool
 	}{
 		"1 s before the run timeout: deleted with its Job, as usual": {at: IsTime.Add(299 * time.Second), wantKept: false},
-		"at the run timeout: kept, waiting for the CronJob's record":  {at: IsTime.Add(300 * time.Second), wantKept: true},
+		"at the run timeout: kept, waiting for the CronJob's record": {at: IsTime.Add(300 * time.Second), wantKept: true},
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := newRunFixture(t, IsTime, interceptor.Funcs{}, Hourly().Suspend().RunTimeoutSeconds(300).LastScheduleTime(PriorHour).Obj(), manualRun().Obj())

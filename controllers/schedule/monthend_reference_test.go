@@ -24,7 +24,6 @@ func monthDays(y int, m time.Month) []time.Weekday {
 
 func isWeekday(wd time.Weekday) bool { return wd != time.Saturday && wd != time.Sunday }
 
-
 // refDays is a day-of-month field of plain days.
 func refDays(days ...int) refDay {
 	return func(_ int, _ time.Month, d int) bool { return slices.Contains(days, d) }
