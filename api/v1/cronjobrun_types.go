@@ -47,6 +47,9 @@ const MaxRunTTLSecondsAfterFinished int32 = 604800
 // CronJobRunSpec is a request to run a CronJob's Job now, or for one past scheduled time. Only
 // ttlSecondsAfterFinished may change after creation.
 // +kubebuilder:validation:XValidation:rule="has(self.parameters) == has(oldSelf.parameters) && (!has(self.parameters) || self.parameters == oldSelf.parameters)",message="spec.parameters is immutable: create another CronJobRun"
+// +kubebuilder:validation:XValidation:rule="!(has(self.scheduledTime) && has(self.range))",message="spec.scheduledTime and spec.range are exclusive: name one past scheduled time, or a range of them"
+// +kubebuilder:validation:XValidation:rule="!has(self.parallelism) || has(self.range)",message="spec.parallelism applies to a range backfill only: set spec.range, or remove spec.parallelism"
+// +kubebuilder:validation:XValidation:rule="has(self.range) == has(oldSelf.range) && (!has(self.range) || self.range == oldSelf.range)",message="spec.range is immutable: create another CronJobRun"
 // +kubebuilder:validation:XValidation:rule="self.cronJobName == oldSelf.cronJobName && has(self.scheduledTime) == has(oldSelf.scheduledTime) && (!has(self.scheduledTime) || self.scheduledTime == oldSelf.scheduledTime) && (has(self.concurrencyPolicy) ? self.concurrencyPolicy : 'Honor') == (has(oldSelf.concurrencyPolicy) ? oldSelf.concurrencyPolicy : 'Honor')",message="spec.cronJobName, spec.scheduledTime and spec.concurrencyPolicy are immutable: create another CronJobRun"
 type CronJobRunSpec struct {
 	// cronJobName is the name of the CronJob, in the CronJobRun's namespace, whose jobTemplate runs. A
@@ -74,11 +77,41 @@ type CronJobRunSpec struct {
 	// +optional
 	ScheduledTime *metav1.Time `json:"scheduledTime,omitempty"`
 
+	// range, when set, backfills every scheduled time of the CronJob from range.from to range.to, both
+	// inclusive: the times of spec.schedule (or the union of spec.schedules) in the CronJob's time zone,
+	// within spec.activeWindow, without the times its calendars exclude (a backfill of one scheduledTime
+	// runs even an excluded time, since it was named; a range is a plan and follows the calendars). Each
+	// time (a slot) runs once, oldest first, at most spec.parallelism at a time, as a Job with the slot's
+	// deterministic name (the name the scheduled run of that time has), so a slot whose Job exists already
+	// (the scheduled run, or another backfill) is counted in status.backfill.skipped and not run again.
+	// status.backfill shows the progress and survives a restart or a failover of the controller: a Job
+	// created just before a lost status write is found by its name and counted once. range.to must not be
+	// in the future, and the range may hold at most 1000 slots (MaxBackfillSlots); admission refuses a
+	// range that breaks either when the CronJob can be read, and the controller rejects it otherwise
+	// (ScheduledTimeInFuture, TooManySlots; NoScheduledTimeInRange for a range without a slot).
+	// Exclusive with scheduledTime; immutable. batch/v1 has no such field.
+	// +optional
+	Range *RunRange `json:"range,omitempty"`
+
+	// parallelism is how many Jobs of a range backfill may run at once: 1 to 20, default 1 (one slot after
+	// the other, oldest first). It may change while the backfill runs: lowered, no running Job stops;
+	// raised, more start. With concurrencyPolicy Honor the CronJob's policy bounds it further (see
+	// concurrencyPolicy). Only with spec.range.
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=20
+	// +optional
+	Parallelism *int32 `json:"parallelism,omitempty"`
+
 	// concurrencyPolicy says whether the CronJob's concurrencyPolicy and maxActiveJobs apply to this run.
 	// Honor (default): under Allow the run starts (while fewer than maxActiveJobs are active, when set);
 	// under Forbid it stays Pending while a Job of the CronJob is active, under Enqueue while maxActiveJobs
 	// (default 1) are, and starts when one finishes, older waiting runs first; under Replace the active
 	// Jobs are deleted first. Ignore starts the run at once.
+	//
+	// For a range backfill, Honor counts each slot as one more Job of the CronJob: under Forbid and Replace
+	// a slot starts only while no Job of the CronJob is active (one slot at a time, whatever parallelism
+	// says; a backfill never deletes a Job), under Enqueue and under Allow with maxActiveJobs while fewer
+	// than maxActiveJobs are. Ignore bounds a backfill by spec.parallelism alone.
 	// +kubebuilder:default=Honor
 	// +optional
 	ConcurrencyPolicy RunConcurrencyPolicy `json:"concurrencyPolicy,omitempty"`
@@ -106,6 +139,82 @@ type CronJobRunSpec struct {
 	Parameters []ParameterValue `json:"parameters,omitempty"`
 }
 
+// MaxBackfillSlots is the most scheduled times a range backfill (spec.range) may hold: 1000, a minutely
+// schedule's 16 hours, an hourly one's six weeks. A longer backfill is several CronJobRuns; the bound keeps
+// each reconcile of the run (which counts the slots left) bounded.
+const MaxBackfillSlots = 1000
+
+// MaxBackfillSlotsListed is the most slots status.backfill lists in skippedSlots and in failedSlots (the
+// oldest ones); the counts go on.
+const MaxBackfillSlotsListed = 50
+
+// MaxBackfillParallelism is the largest spec.parallelism, and status.backfill.active's maxItems.
+const MaxBackfillParallelism = 20
+
+// RunRange is the range of scheduled times a CronJobRun backfills, both ends inclusive.
+// +kubebuilder:validation:XValidation:rule="self.from <= self.to",message="spec.range.from must not be after spec.range.to"
+type RunRange struct {
+	// from is the first instant of the range (inclusive), RFC 3339.
+	// +required
+	From metav1.Time `json:"from"`
+	// to is the last instant of the range (inclusive), RFC 3339; not in the future.
+	// +required
+	To metav1.Time `json:"to"`
+}
+
+// BackfillSlot is one scheduled time of a range backfill and its Job.
+type BackfillSlot struct {
+	// scheduledTime is the slot.
+	// +required
+	ScheduledTime metav1.Time `json:"scheduledTime"`
+	// jobName is the slot's Job: the name the scheduled run of that time has.
+	// +kubebuilder:validation:MaxLength=63
+	// +required
+	JobName string `json:"jobName"`
+	// reason, for a skipped or failed slot, says why: JobExisted (the slot's Job existed, created by the
+	// schedule or another run), JobNameTaken (a Job of that name not controlled by the CronJob), the Job's
+	// Failed condition reason (BackoffLimitExceeded, DeadlineExceeded, ...), or JobDeleted (the Job went
+	// before the run saw it end).
+	// +kubebuilder:validation:MaxLength=128
+	// +optional
+	Reason string `json:"reason,omitempty"`
+}
+
+// BackfillStatus is the progress of a range backfill. Every slot is in exactly one of succeeded, failed,
+// skipped, running, or not started (total minus the others). status.phase is Succeeded once every slot
+// ended and none failed, Failed once every slot ended and one or more failed.
+type BackfillStatus struct {
+	// total is the number of slots in the range: those accounted for, plus those from next to range.to by
+	// the CronJob's current schedule and calendars (an edit of either moves the slots not started yet).
+	Total int32 `json:"total"`
+	// succeeded counts the slots whose Job completed.
+	Succeeded int32 `json:"succeeded"`
+	// failed counts the slots whose Job failed, went before it ended, or whose name another Job holds.
+	Failed int32 `json:"failed"`
+	// skipped counts the slots whose Job existed already (the slot ran before): not run again.
+	Skipped int32 `json:"skipped"`
+	// running counts the slots whose Job runs now (the entries of active).
+	Running int32 `json:"running"`
+	// next is the oldest slot not started yet; unset once every slot has started.
+	// +optional
+	Next *metav1.Time `json:"next,omitempty"`
+	// active are the slots whose Job runs, oldest first.
+	// +kubebuilder:validation:MaxItems=20
+	// +listType=atomic
+	// +optional
+	Active []BackfillSlot `json:"active,omitempty"`
+	// skippedSlots are the oldest skipped slots (at most MaxBackfillSlotsListed, 50), with the reason.
+	// +kubebuilder:validation:MaxItems=50
+	// +listType=atomic
+	// +optional
+	SkippedSlots []BackfillSlot `json:"skippedSlots,omitempty"`
+	// failedSlots are the oldest failed slots (at most 50), with the reason: what to backfill again.
+	// +kubebuilder:validation:MaxItems=50
+	// +listType=atomic
+	// +optional
+	FailedSlots []BackfillSlot `json:"failedSlots,omitempty"`
+}
+
 // CronJobRunStatus is the observed state of a CronJobRun.
 type CronJobRunStatus struct {
 	// phase is Pending, Running, Succeeded, Failed or Rejected.
@@ -129,6 +238,11 @@ type CronJobRunStatus struct {
 	// +optional
 	CompletionTime *metav1.Time `json:"completionTime,omitempty"`
 
+	// backfill is the progress of a range backfill (spec.range); unset for the other runs, whose jobName,
+	// scheduledTime and startTime tell the same of their one Job.
+	// +optional
+	Backfill *BackfillStatus `json:"backfill,omitempty"`
+
 	// conditions: Ready says whether the run is going as asked (False with reason when Rejected).
 	// +listType=map
 	// +listMapKey=type
@@ -146,6 +260,10 @@ type CronJobRunStatus struct {
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
 // +kubebuilder:printcolumn:name="Job",type=string,JSONPath=`.status.jobName`
 // +kubebuilder:printcolumn:name="Scheduled",type=string,JSONPath=`.status.scheduledTime`
+// +kubebuilder:printcolumn:name="Succeeded",type=integer,JSONPath=`.status.backfill.succeeded`,priority=1
+// +kubebuilder:printcolumn:name="Failed",type=integer,JSONPath=`.status.backfill.failed`,priority=1
+// +kubebuilder:printcolumn:name="Skipped",type=integer,JSONPath=`.status.backfill.skipped`,priority=1
+// +kubebuilder:printcolumn:name="Slots",type=integer,JSONPath=`.status.backfill.total`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type CronJobRun struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -127,4 +127,20 @@ const (
 	// admission webhook refuses such a run; this reason is for one admitted while the CronJob did not exist
 	// or could not be read, or whose CronJob's parameters changed before the run started.
 	ReasonInvalidParameters = "InvalidParameters"
+	// ReasonTooManySlots (Rejected): spec.range holds more than MaxBackfillSlots (1000) scheduled times:
+	// split it into several CronJobRuns.
+	ReasonTooManySlots = "TooManySlots"
+	// ReasonNoScheduledTimeInRange (Rejected): spec.range holds no scheduled time of the CronJob.
+	ReasonNoScheduledTimeInRange = "NoScheduledTimeInRange"
+	// ReasonBackfillRunning (Ready=True): a range backfill has Jobs running or slots left to start.
+	ReasonBackfillRunning = "BackfillRunning"
+	// ReasonBackfillComplete (Ready=True, Normal event): every slot of a range backfill ended and none
+	// failed.
+	ReasonBackfillComplete = "BackfillComplete"
+	// ReasonBackfillFailed (Ready=False, Warning event): every slot of a range backfill ended and one or
+	// more failed (status.backfill.failedSlots lists them).
+	ReasonBackfillFailed = "BackfillFailed"
+	// ReasonJobDeleted: a backfill slot's Job went before the run saw it end (a user, or the CronJob's
+	// history limits); the slot counts as failed.
+	ReasonJobDeleted = "JobDeleted"
 )

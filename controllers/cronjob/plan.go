@@ -9,10 +9,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	"github.com/cronjob-operator/cronjob-operator/controllers/calendar"
@@ -29,33 +27,13 @@ func (s *syncer) loadPlan(ctx context.Context) *schedule.Error {
 	if len(spec.Schedules) == 0 && len(spec.Calendars) == 0 && spec.ActiveWindow == nil && spec.SuspendUntil == nil {
 		return nil
 	}
-	specs := make(map[string]*cronjobv1.CronCalendarSpec, len(spec.Calendars))
-	s.cals = make(schedule.Calendars, len(spec.Calendars))
-	var invalid *schedule.Error
-	for _, name := range spec.Calendars {
-		cal := &cronjobv1.CronCalendar{}
-		err := s.r.Client.Get(ctx, client.ObjectKey{Namespace: s.cj.Namespace, Name: name}, cal)
-		if err != nil {
-			if !apierrors.IsNotFound(err) {
-				return &schedule.Error{Reason: cronjobv1.ReasonCalendarNotFound,
-					Message: fmt.Sprintf("spec.calendars: reading CronCalendar %q: %v", name, err)}
-			}
-			specs[name] = nil
-			continue
-		}
-		specs[name] = &cal.Spec
-		compiled, err := calendar.Compile(cal.Spec)
-		if err != nil {
-			if invalid == nil {
-				invalid = &schedule.Error{Reason: cronjobv1.ReasonInvalidCalendar,
-					Message: fmt.Sprintf("spec.calendars: CronCalendar %q cannot be used: %v: fix the calendar (no run starts until then)", name, err)}
-			}
-			continue
-		}
-		s.cals[name] = compiled
+	cals, specs, err := calendar.Load(ctx, s.r.Client, s.cj)
+	if err != nil && cals == nil {
+		return err
 	}
+	s.cals = cals
 	s.plan = planDigest(spec, specs)
-	return invalid
+	return err
 }
 
 // planDigest is status.observedSchedule.plan: a digest (FNV-64a, hex) of spec.schedules, spec.calendars

@@ -81,7 +81,7 @@ func (p *pass) cronJob(ctx context.Context, c client.Reader) (*cronjobv1.CronJob
 // activeJobs returns the CronJob's unfinished Jobs but the one named except (the run's own). They come
 // from the cache (index.JobOwnerKey), read once per pass. A Job created a moment ago must count although
 // the cache may not show it yet, so the Jobs the pass knows of by name are added: those of the CronJob's
-// runs that have a Job and have not finished (status.jobName), and the CronJob's status.active. A name the
+// runs that have a Job and have not finished (status.jobName, and a backfill's status.backfill.active), and the CronJob's status.active. A name the
 // cache does not hold is read from the API server; only then, so a cache that is up to date costs no
 // request. The Jobs of runs started in this pass are added as they start (started).
 func (s *runSyncer) activeJobs(ctx context.Context, cj *cronjobv1.CronJob, except string) ([]*batchv1.Job, error) {
@@ -120,8 +120,16 @@ func (r *Reconciler) loadActive(ctx context.Context, p *pass, cj *cronjobv1.Cron
 	}
 	var named []string
 	for _, run := range p.runs {
-		if run.Status.JobName != "" && !finished(run) && !p.gone[run.UID] {
+		if finished(run) || p.gone[run.UID] {
+			continue
+		}
+		if run.Status.JobName != "" {
 			named = append(named, run.Status.JobName)
+		}
+		if b := run.Status.Backfill; b != nil {
+			for _, slot := range b.Active {
+				named = append(named, slot.JobName)
+			}
 		}
 	}
 	for _, ref := range cj.Status.Active {

@@ -193,9 +193,12 @@ type runSyncer struct {
 	deleted bool
 }
 
-// sync dispatches on where the run is in its life: it has a Job (follow it), it was rejected (prune it
+// sync dispatches on where the run is in its life: it backfills a range (backfill), it has a Job (follow it), it was rejected (prune it
 // once its TTL passes), or it waits to start (start it).
 func (s *runSyncer) sync(ctx context.Context) (ctrl.Result, error) {
+	if s.run.Spec.Range != nil {
+		return s.backfill(ctx)
+	}
 	if s.run.Status.JobName != "" {
 		return s.follow(ctx)
 	}

@@ -148,19 +148,11 @@ func (s *runSyncer) adopt(ctx context.Context, cj *cronjobv1.CronJob, job *batch
 	return ctrl.Result{}, nil
 }
 
-// create creates the run's Job: the CronJob's jobs.NewWithParameters (template, the run's parameter values,
-// scheduled-at annotation, the CronJob as controller owner, so its status.active and history limits count
-// the Job) under the run's name, labelled
-// TriggerLabel=manual and annotated with the run's name. AlreadyExists adopts (see adopt).
+// create creates the run's Job (manualJob: the CronJob controls it, so its status.active and history limits
+// count it) under the run's name. AlreadyExists adopts (see adopt).
 func (s *runSyncer) create(ctx context.Context, cj *cronjobv1.CronJob, name string, scheduled time.Time, loc *time.Location) (ctrl.Result, error) {
-	job := jobs.NewWithParameters(cj, scheduled, loc, s.now, s.run.Spec.Parameters)
+	job := s.manualJob(cj, scheduled, loc)
 	job.Name = name
-	if job.Labels == nil {
-		job.Labels = map[string]string{}
-	}
-	job.Labels[cronjobv1.TriggerLabel] = cronjobv1.TriggerManual
-	job.Annotations[cronjobv1.CronJobRunAnnotation] = s.run.Name
-	job.Annotations[cronjobv1.UpstreamInstantiateAnnotation] = "manual"
 	result, existing, err := jobs.Create(ctx, s.r.Client, s.r.APIReader, cj, job)
 	switch result {
 	case jobs.Unread:
@@ -184,6 +176,20 @@ func (s *runSyncer) create(ctx context.Context, cj *cronjobv1.CronJob, name stri
 			"Created job %s for CronJobRun %s", job.Name, s.run.Name)
 	}
 	return ctrl.Result{}, s.bindJob(ctx, job, scheduled, true)
+}
+
+// manualJob is a Job of the run for the scheduled time, without its name: the CronJob's
+// jobs.NewWithParameters (template, the run's parameter values, scheduled-at annotation, the CronJob as
+// controller owner), labelled TriggerLabel=manual and annotated with the run's name.
+func (s *runSyncer) manualJob(cj *cronjobv1.CronJob, scheduled time.Time, loc *time.Location) *batchv1.Job {
+	job := jobs.NewWithParameters(cj, scheduled, loc, s.now, s.run.Spec.Parameters)
+	if job.Labels == nil {
+		job.Labels = map[string]string{}
+	}
+	job.Labels[cronjobv1.TriggerLabel] = cronjobv1.TriggerManual
+	job.Annotations[cronjobv1.CronJobRunAnnotation] = s.run.Name
+	job.Annotations[cronjobv1.UpstreamInstantiateAnnotation] = "manual"
+	return job
 }
 
 // admit applies the CronJob's concurrency policy to the run and reports whether its Job may be created

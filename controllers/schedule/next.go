@@ -75,3 +75,16 @@ func EarliestTime(cj *cronjobv1.CronJob) time.Time {
 	}
 	return t
 }
+
+// Slots returns the scheduled times of sched in [from, to], both inclusive, oldest first, at most limit
+// of them (anchor as for Next). A range backfill (CronJobRun spec.range) runs these; callers pass one more
+// than the most they accept to learn that the range holds too many. The times keep the zone of Next's
+// results; the daylight saving time rules are sched's own (a wall time that repeats runs once, one that is
+// skipped runs at the jump), so a range across a change holds each instant once.
+func Slots(sched cron.Schedule, anchor, from, to time.Time, limit int) []time.Time {
+	var out []time.Time
+	for t := Next(sched, anchor, from.Add(-time.Nanosecond)); !t.IsZero() && !t.After(to) && len(out) < limit; t = Next(sched, anchor, t) {
+		out = append(out, t)
+	}
+	return out
+}

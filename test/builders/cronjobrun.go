@@ -78,3 +78,15 @@ func (w *CronJobRunWrapper) Owner(apiVersion, kind, name string, uid types.UID) 
 	w.OwnerReferences = append(w.OwnerReferences, metav1.OwnerReference{APIVersion: apiVersion, Kind: kind, Name: name, UID: uid})
 	return w
 }
+
+// Range sets spec.range: a backfill of every scheduled time from `from` to `to`, both inclusive.
+func (w *CronJobRunWrapper) Range(from, to time.Time) *CronJobRunWrapper {
+	w.Spec.Range = &cronjobv1.RunRange{From: metav1.NewTime(from), To: metav1.NewTime(to)}
+	return w
+}
+
+// Parallelism sets spec.parallelism, the Jobs of a range backfill that may run at once.
+func (w *CronJobRunWrapper) Parallelism(n int32) *CronJobRunWrapper {
+	w.Spec.Parallelism = ptr.To(n)
+	return w
+}
