@@ -28,6 +28,16 @@ func readyReason(ctx SpecContext, g Gomega, cj *cronjobv1.CronJob) string {
 	return condition(framework.GetCronJob(ctx, g, k8sClient, cj).Status, cronjobv1.ConditionReady).Reason
 }
 
+// nextScheduleTime reads status.nextScheduleTime in UTC, the zero time while it is unset.
+func nextScheduleTime(ctx SpecContext, cj *cronjobv1.CronJob) func(Gomega) time.Time {
+	return func(g Gomega) time.Time {
+		if t := framework.GetCronJob(ctx, g, k8sClient, cj).Status.NextScheduleTime; t != nil {
+			return t.UTC()
+		}
+		return time.Time{}
+	}
+}
+
 var _ = Describe("Runs as people plan them", func() {
 	When("two schedules in two time zones meet on an instant", func() {
 		It("should start one Job for that instant and one for each of their other times", func(ctx SpecContext) {
@@ -107,6 +117,49 @@ var _ = Describe("Runs as people plan them", func() {
 				live.Spec.Schedules = append(live.Spec.Schedules, cronjobv1.ScheduleEntry{Schedule: "0 25 * * *"})
 				return k8sClient.Update(ctx, live)
 			}).Should(MatchError(ContainSubstring(`spec.schedules[2].schedule "0 25 * * *" is not a valid cron schedule`)))
+		})
+	})
+
+	When("an active window opens and closes while the clock runs", func() {
+		It("should start the times inside it only, miss none outside, and say when it has ended", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			cj := builders.MakeCronJob("window", ns).Schedule("*/10 * * * *").ActiveWindow(at("10:10:00"), at("10:20:00")).
+				LastScheduleTime(at("09:50:00")).Obj()
+			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+			clk := startController(ns, at("09:59:00"))
+
+			Eventually(nextScheduleTime(ctx, cj)).Should(Equal(at("10:10:00")), "10:00 is before notBefore: not a run at all")
+			for _, tick := range []string{"10:10", "10:20"} {
+				clk.AdvanceTo(hhmm(tick).Add(time.Second))
+				Eventually(jobsOf(ctx, cj)).Should(ContainElement(tick))
+			}
+			Eventually(func(g Gomega) string { return readyReason(ctx, g, cj) }).Should(Equal(cronjobv1.ReasonActiveWindowEnded))
+			Expect(framework.GetCronJob(ctx, Default, k8sClient, cj).Status.NextScheduleTime).To(BeNil())
+			clk.SetTime(at("10:31:00"))
+			Consistently(jobsOf(ctx, cj)).WithTimeout(time.Second).Should(ConsistOf("10:10", "10:20"), "10:00 and 10:30 are outside the window")
+			Expect(eventOccurrences(ctx, Default, cj)).NotTo(HaveKey("Warning/MissSchedule"))
+		})
+	})
+
+	When("a schedule names the last day of the month, across a change to summer time", func() {
+		It("should run on the last day of February and of March at 18:00 Berlin time, and plan April's", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			// 18:00 in Berlin is 17:00 UTC on 2026-02-28 (CET) and 16:00 UTC on 2026-03-31 (CEST, since 03-29).
+			feb := time.Date(2026, time.February, 28, 17, 0, 0, 0, time.UTC)
+			mar := time.Date(2026, time.March, 31, 16, 0, 0, 0, time.UTC)
+			apr := time.Date(2026, time.April, 30, 16, 0, 0, 0, time.UTC)
+			cj := builders.MakeCronJob("month-end", ns).Schedule("0 18 L * *").TimeZone("Europe/Berlin").
+				LastScheduleTime(time.Date(2026, time.January, 31, 17, 0, 0, 0, time.UTC)).Obj()
+			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+			clk := startController(ns, feb.Add(-time.Hour))
+
+			next := nextScheduleTime(ctx, cj)
+			Eventually(next).Should(Equal(feb))
+			clk.AdvanceTo(feb.Add(time.Second))
+			Eventually(next).Should(Equal(mar))
+			clk.AdvanceTo(mar.Add(time.Second))
+			Eventually(next).Should(Equal(apr))
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(jobNameFor(cj, feb), jobNameFor(cj, mar)))
 		})
 	})
 
