@@ -84,13 +84,13 @@ func newCommand(f Factory, clk clock.PassiveClock, out, errOut io.Writer, poll t
 	root := &cobra.Command{
 		Use:          "kubectl-cjo",
 		Annotations:  map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl cjo"},
-		Short:        "Run, suspend, resume, look ahead at and look back on CronJobs of cronjob-operator (batch.cronjob-operator.dev)",
+		Short:        "Run, backfill, suspend, resume, look ahead at and look back on CronJobs of cronjob-operator (batch.cronjob-operator.dev)",
 		SilenceUsage: true,
 	}
 	root.SetOut(out)
 	root.SetErr(errOut)
 	f.BindFlags(root)
-	root.AddCommand(e.runCommand(), e.suspendCommand(true), e.suspendCommand(false), e.nextCommand(), e.historyCommand())
+	root.AddCommand(e.runCommand(), e.backfillCommand(), e.suspendCommand(true), e.suspendCommand(false), e.nextCommand(), e.historyCommand())
 	return root
 }
 

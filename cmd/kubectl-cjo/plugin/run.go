@@ -92,14 +92,20 @@ func (e *env) run(ctx context.Context, name string, o runOptions) error {
 }
 
 // waitForRun reads the run every e.poll until it has finished, prints how it ended and returns an error
-// unless it Succeeded.
+// unless it Succeeded. For a range backfill it prints the progress whenever it changes, and at the end the
+// failed slots.
 func (e *env) waitForRun(ctx context.Context, c Client, run *cronjobv1.CronJobRun, timeout time.Duration) error {
+	printed := ""
 	err := wait.PollUntilContextTimeout(ctx, e.poll, timeout, true, func(ctx context.Context) (bool, error) {
 		read, err := c.GetRun(ctx, run.Namespace, run.Name)
 		if err != nil {
 			return false, fmt.Errorf("reading CronJobRun %s: %w", run.Name, err)
 		}
 		run = read
+		if line := progressLine(run); line != "" && line != printed {
+			_, _ = fmt.Fprintln(e.out, line)
+			printed = line
+		}
 		switch run.Status.Phase {
 		case cronjobv1.RunSucceeded, cronjobv1.RunFailed, cronjobv1.RunRejected:
 			return true, nil
@@ -113,7 +119,17 @@ func (e *env) waitForRun(ctx context.Context, c Client, run *cronjobv1.CronJobRu
 	if cond := meta.FindStatusCondition(run.Status.Conditions, cronjobv1.ConditionReady); cond != nil && cond.Message != "" {
 		msg = ": " + cond.Message
 	}
-	_, _ = fmt.Fprintf(e.out, "cronjobrun.batch.cronjob-operator.dev/%s %s (job %q)%s\n", run.Name, run.Status.Phase, run.Status.JobName, msg)
+	if b := run.Status.Backfill; b != nil {
+		_, _ = fmt.Fprintf(e.out, "cronjobrun.batch.cronjob-operator.dev/%s %s%s\n", run.Name, run.Status.Phase, msg)
+		for _, slot := range b.FailedSlots {
+			_, _ = fmt.Fprintf(e.out, "failed slot %s\tjob %s\t%s\n", slot.ScheduledTime.Format(time.RFC3339), slot.JobName, slot.Reason)
+		}
+		if n := int(b.Failed) - len(b.FailedSlots); n > 0 {
+			_, _ = fmt.Fprintf(e.out, "and %d more failed slots\n", n)
+		}
+	} else {
+		_, _ = fmt.Fprintf(e.out, "cronjobrun.batch.cronjob-operator.dev/%s %s (job %q)%s\n", run.Name, run.Status.Phase, run.Status.JobName, msg)
+	}
 	if run.Status.Phase != cronjobv1.RunSucceeded {
 		return fmt.Errorf("CronJobRun %s is %s", run.Name, run.Status.Phase)
 	}
