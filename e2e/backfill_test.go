@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
-	"github.com/cronjob-operator/cronjob-operator/test/builders"
 	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
 
@@ -30,9 +29,12 @@ var _ = Describe("Range backfill", Label("chaos"), func() {
 		to := time.Now().Truncate(time.Minute).Add(-time.Minute)
 		from := to.Add(-8 * time.Minute) // nine minutes, both ends included
 
-		By("backfilling the last nine minutes with parallelism 3")
-		run := builders.MakeCronJobRun("fill-range", ns, cj.Name).Range(from, to).Parallelism(3).Obj()
-		Expect(k8sClient.Create(ctx, run)).To(Succeed())
+		By("backfilling the last nine minutes with kubectl cjo backfill --parallelism 3")
+		out, err := kubectlCJO(ctx, "-n", ns, "backfill", cj.Name, "--from", from.Format(time.RFC3339), "--to", to.Format(time.RFC3339), "--parallelism", "3")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(ContainSubstring(" created (9 slots from "))
+		run := &cronjobv1.CronJobRun{}
+		run.Namespace, run.Name = ns, runNameIn(out)
 		Eventually(func() int { return len(oracle.JobsOf(cj.UID)) }).WithTimeout(runWait).Should(BeNumerically(">=", 3))
 
 		By("killing the manager while the first three run")

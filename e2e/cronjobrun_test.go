@@ -34,7 +34,7 @@ func kubectlCJO(ctx context.Context, args ...string) (string, error) {
 // "cronjobrun.batch.cronjob-operator.dev/<name> created".
 func runNameIn(out string) string {
 	first, _, _ := strings.Cut(out, "\n")
-	name, _ := strings.CutSuffix(strings.TrimPrefix(first, "cronjobrun.batch.cronjob-operator.dev/"), " created")
+	name, _, _ := strings.Cut(strings.TrimPrefix(first, "cronjobrun.batch.cronjob-operator.dev/"), " created")
 	return name
 }
 
