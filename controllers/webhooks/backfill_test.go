@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -74,17 +73,7 @@ func TestCronJobRunRangeIsChecked(t *testing.T) {
 
 			warnings, err := v.ValidateCreate(context.Background(), tc.run.Obj())
 
-			if tc.wantCauses == nil && err != nil {
-				t.Fatalf("ValidateCreate: %v, want the run admitted", err)
-			}
-			if tc.wantCauses != nil {
-				if diff := cmp.Diff(tc.wantCauses, causes(t, err)); diff != "" {
-					t.Errorf("causes of the refusal (-want,+got):\n%s", diff)
-				}
-			}
-			if diff := cmp.Diff(tc.wantWarnings, []string(warnings)); diff != "" {
-				t.Errorf("warnings (-want,+got):\n%s", diff)
-			}
+			checkAdmission(t, warnings, err, tc.wantCauses, tc.wantWarnings)
 		})
 	}
 }

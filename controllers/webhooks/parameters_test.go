@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
@@ -22,6 +23,23 @@ func causes(t *testing.T, err error) []metav1.StatusCause {
 		t.Fatalf("error = %v, want an Invalid status error", err)
 	}
 	return status.Status().Details.Causes
+}
+
+// checkAdmission compares what ValidateCreate returned with the causes of the refusal wanted (nil: the
+// object admitted) and the warnings wanted.
+func checkAdmission(t *testing.T, warnings admission.Warnings, err error, wantCauses []metav1.StatusCause, wantWarnings []string) {
+	t.Helper()
+	if wantCauses == nil && err != nil {
+		t.Fatalf("ValidateCreate: %v, want the run admitted", err)
+	}
+	if wantCauses != nil {
+		if diff := cmp.Diff(wantCauses, causes(t, err)); diff != "" {
+			t.Errorf("causes of the refusal (-want,+got):\n%s", diff)
+		}
+	}
+	if diff := cmp.Diff(wantWarnings, []string(warnings)); diff != "" {
+		t.Errorf("warnings (-want,+got):\n%s", diff)
+	}
 }
 
 func TestCronJobRunParametersAreChecked(t *testing.T) {
@@ -72,17 +90,7 @@ func TestCronJobRunParametersAreChecked(t *testing.T) {
 
 			warnings, err := v.ValidateCreate(context.Background(), tc.run.Obj())
 
-			if tc.wantCauses == nil && err != nil {
-				t.Fatalf("ValidateCreate: %v, want the run admitted", err)
-			}
-			if tc.wantCauses != nil {
-				if diff := cmp.Diff(tc.wantCauses, causes(t, err)); diff != "" {
-					t.Errorf("causes of the refusal (-want,+got):\n%s", diff)
-				}
-			}
-			if diff := cmp.Diff(tc.wantWarnings, []string(warnings)); diff != "" {
-				t.Errorf("warnings (-want,+got):\n%s", diff)
-			}
+			checkAdmission(t, warnings, err, tc.wantCauses, tc.wantWarnings)
 		})
 	}
 }

@@ -84,17 +84,8 @@ func TestBackfill(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := newCluster(t, hourly, minutely)
 			out, _, err := execute(t, c, tc.args...)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
-				}
-				if runs := c.runs("team-a"); len(runs) != 0 {
-					t.Errorf("%d CronJobRuns created, want none", len(runs))
-				}
+			if !createdOrFailed(t, c, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			run := onlyRun(t, c, "team-a")
 			if !strings.HasPrefix(run.Name, tc.wantSpec.CronJobName+"-backfill-") {

@@ -54,6 +54,26 @@ func onlyRun(t *testing.T, c *fakeCluster, ns string) cronjobv1.CronJobRun {
 	return runs[0]
 }
 
+// createdOrFailed checks the error of a command that creates a CronJobRun in team-a: with wantErr, an
+// error containing it and no run created (it returns false: nothing more to check); without, no error (it
+// returns true).
+func createdOrFailed(t *testing.T, c *fakeCluster, err error, wantErr string) bool {
+	t.Helper()
+	if wantErr == "" {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return true
+	}
+	if err == nil || !strings.Contains(err.Error(), wantErr) {
+		t.Fatalf("error = %v, want one containing %q", err, wantErr)
+	}
+	if runs := c.runs("team-a"); len(runs) != 0 {
+		t.Errorf("%d CronJobRuns created, want none", len(runs))
+	}
+	return false
+}
+
 func TestRun(t *testing.T) {
 	cases := map[string]struct {
 		args     []string
@@ -107,17 +127,8 @@ func TestRun(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c := newCluster(t, report)
 			out, _, err := execute(t, c, tc.args...)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error = %v, want one containing %q", err, tc.wantErr)
-				}
-				if runs := c.runs("team-a"); len(runs) != 0 {
-					t.Errorf("%d CronJobRuns created, want none", len(runs))
-				}
+			if !createdOrFailed(t, c, err, tc.wantErr) {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			run := onlyRun(t, c, tc.wantNS)
 			if !strings.HasPrefix(run.Name, tc.wantSpec.CronJobName+"-") {
