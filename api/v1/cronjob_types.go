@@ -480,7 +480,10 @@ type ObservedSchedule struct {
 
 	// plan is a digest of everything else that decides which times run, as observed: spec.schedules,
 	// spec.calendars and the content of each, spec.activeWindow and spec.suspendUntil. Empty when none is
-	// set. When it changes, since moves to now, so no time that was due before the change starts.
+	// set. When the CronJob's own fields among them change, since moves to when the API server recorded
+	// the edit (as for schedule); when only a calendar changes (created, edited, deleted), to now: the
+	// API server timed no edit of the CronJob. Either way no time due before the change starts. Its form
+	// is "<own fields>-<calendars>", two FNV-64a digests.
 	// +kubebuilder:validation:MaxLength=64
 	// +optional
 	Plan string `json:"plan,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"sort"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -36,9 +37,12 @@ func (s *syncer) loadPlan(ctx context.Context) *schedule.Error {
 	return err
 }
 
-// planDigest is status.observedSchedule.plan: a digest (FNV-64a, hex) of spec.schedules, spec.calendars
-// with each calendar's spec (nil for a missing one), spec.activeWindow and spec.suspendUntil; empty when
-// the CronJob uses none of them, so that CronJobs that do not are never re-planned by this field.
+// planDigest is status.observedSchedule.plan: two digests (FNV-64a, hex), "<own>-<calendars>", where own
+// covers the CronJob's own planning fields (spec.schedules, spec.calendars' names, spec.activeWindow,
+// spec.suspendUntil) and calendars the spec of each listed calendar (nil for a missing one). Empty when the
+// CronJob uses none of them, so that CronJobs that do not are never re-planned by this field. The two
+// halves let observeSchedule tell an edit of the CronJob (which the API server timed) from a change of a
+// calendar only (which it did not).
 func planDigest(spec *cronjobv1.CronJobSpec, calendars map[string]*cronjobv1.CronCalendarSpec) string {
 	if len(spec.Schedules) == 0 && len(spec.Calendars) == 0 && spec.ActiveWindow == nil && spec.SuspendUntil == nil {
 		return ""
@@ -52,15 +56,33 @@ func planDigest(spec *cronjobv1.CronJobSpec, calendars map[string]*cronjobv1.Cro
 		cals = append(cals, namedSpec{name, cs})
 	}
 	sort.Slice(cals, func(i, j int) bool { return cals[i].Name < cals[j].Name })
-	raw, _ := json.Marshal(struct {
+	own, _ := json.Marshal(struct {
 		Schedules    []cronjobv1.ScheduleEntry `json:"schedules,omitempty"`
-		Calendars    []namedSpec               `json:"calendars,omitempty"`
+		Calendars    []string                  `json:"calendars,omitempty"`
 		ActiveWindow *cronjobv1.ActiveWindow   `json:"activeWindow,omitempty"`
 		SuspendUntil any                       `json:"suspendUntil,omitempty"`
-	}{spec.Schedules, cals, spec.ActiveWindow, spec.SuspendUntil})
+	}{spec.Schedules, spec.Calendars, spec.ActiveWindow, spec.SuspendUntil})
+	specs, _ := json.Marshal(cals)
+	return fnvHex(own) + "-" + fnvHex(specs)
+}
+
+// fnvHex is the FNV-64a digest of raw, 16 hex digits.
+func fnvHex(raw []byte) string {
 	h := fnv.New64a()
 	_, _ = h.Write(raw)
 	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// calendarsOnly reports whether two plan digests (planDigest) differ in their calendars' half only. A
+// digest of the earlier one-part form counts as such: the controller cannot tell, and taking the change
+// as now never starts a run that was due before it.
+func calendarsOnly(old, cur string) bool {
+	if old == cur || old == "" || cur == "" {
+		return false
+	}
+	oldOwn, _, twoParts := strings.Cut(old, "-")
+	curOwn, _, _ := strings.Cut(cur, "-")
+	return !twoParts || oldOwn == curOwn
 }
 
 // maxExcludedEvents is how many ExcludedByCalendar events one reconcile emits; when more times were

@@ -135,3 +135,57 @@ func TestPlannedRuns(t *testing.T) {
 		})
 	}
 }
+
+// TestCalendarChangeStartsNoSurpriseRun pins "editing a calendar re-plans with no surprise run" when the
+// API server has timed the CronJob's own last edit (managedFields) long before the calendar changes: a
+// calendar's change takes effect when the controller sees it, so the times it no longer excludes that are
+// already past do not start, and the next one does.
+func TestCalendarChangeStartsNoSurpriseRun(t *testing.T) {
+	for name, change := range map[string]func(t *testing.T, f *fixture){
+		"the calendar edited to exclude only a date in 2030": func(t *testing.T, f *fixture) {
+			var cal cronjobv1.CronCalendar
+			if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: "holidays"}, &cal); err != nil {
+				t.Fatal(err)
+			}
+			cal.Spec.ExcludeDates = []string{"2030-01-01"}
+			if err := f.client.Update(context.Background(), &cal); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"the calendar deleted (then missing: nothing starts at all)": func(t *testing.T, f *fixture) {
+			if err := f.client.Delete(context.Background(), calendarOf("holidays")); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cj := Hourly().Calendars("holidays").Edited(edit(CreationTime, "f:schedule", "f:calendars"))
+			f := newFixture(t, IsTime, interceptor.Funcs{}, cj.Obj(), calendarOf("holidays", "2026-03-02"))
+			f.r.APIReader = withManagedFields(f.client, cj.Obj())
+			f.setTime(IsTime)
+			if out := f.outcome(); out.Err != nil {
+				t.Fatal(out.Err)
+			}
+			f.setTime(HM(12, 30))
+			change(t, f)
+			if out := f.outcome(); out.Err != nil {
+				t.Fatal(out.Err)
+			}
+			if jobs := f.jobNames(t); len(jobs) != 0 {
+				t.Errorf("Jobs %v after the change at 12:30: 10:00, 11:00 and 12:00 were excluded when due and must not start now", jobs)
+			}
+			if since := f.cronJob(t).Status.ObservedSchedule.Since.UTC(); !since.Equal(HM(12, 30)) {
+				t.Errorf("observedSchedule.since = %s, want 12:30, when the controller saw the change", since)
+			}
+		})
+	}
+	t.Run("the CronJob's own edit keeps its recorded time", func(t *testing.T) {
+		obs := &cronjobv1.ObservedSchedule{Schedule: "0 * * * *", Plan: planDigest(&Hourly().Calendars("a").Obj().Spec, nil), Since: metav1.NewTime(PriorHour)}
+		cj := Hourly().Calendars("a", "b").Obj()
+		cj.Status.ObservedSchedule = obs
+		observeSchedule(cj, HM(12, 30), HM(11, 10), planDigest(&cj.Spec, nil))
+		if since := cj.Status.ObservedSchedule.Since.UTC(); !since.Equal(HM(11, 10)) {
+			t.Errorf("since = %s after spec.calendars was edited at 11:10, want 11:10", since)
+		}
+	})
+}

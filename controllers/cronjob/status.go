@@ -32,7 +32,8 @@ func setReady(cj *cronjobv1.CronJob, status metav1.ConditionStatus, reason, mess
 //     gets no run that was due before the edit;
 //   - when one of them changed since the last reconcile, since is editedAt: the change took effect when it
 //     was made, not when the controller saw it, so after a downtime the most recent run due after the edit
-//     starts and none due before it. editedAt is kept within [the previous since, now]; zero means now.
+//     starts and none due before it. editedAt is kept within [the previous since, now]; zero means now;
+//   - when only a calendar changed (created, edited or deleted; the calendars' half of plan), since is now.
 //
 // An edit time later than now (the API server's clock ahead of ours) counts as now.
 func observeSchedule(cj *cronjobv1.CronJob, now, editedAt time.Time, plan string) {
@@ -61,7 +62,10 @@ func observeSchedule(cj *cronjobv1.CronJob, now, editedAt time.Time, plan string
 	switch {
 	case !scheduleChanged(cj, plan):
 		return
-	case editedAt.IsZero():
+	case editedAt.IsZero(), calendarsOnlyChanged(obs, &cur):
+		// A calendar's change is not an edit of the CronJob: the API server timed none, and the CronJob's
+		// own edit times are older than it. It takes effect when the controller sees it, so that a time the
+		// calendar no longer excludes, already past, does not start.
 		cur.Since = metav1.NewTime(now)
 	case editedAt.Before(obs.Since.Time):
 		cur.Since = obs.Since
@@ -69,6 +73,13 @@ func observeSchedule(cj *cronjobv1.CronJob, now, editedAt time.Time, plan string
 		cur.Since = metav1.NewTime(editedAt)
 	}
 	cj.Status.ObservedSchedule = &cur
+}
+
+// calendarsOnlyChanged reports whether of what observeSchedule records only the calendars' half of the
+// plan changed (calendarsOnly).
+func calendarsOnlyChanged(obs, cur *cronjobv1.ObservedSchedule) bool {
+	return obs.Schedule == cur.Schedule && obs.TimeZone == cur.TimeZone && obs.Suspended == cur.Suspended &&
+		calendarsOnly(obs.Plan, cur.Plan)
 }
 
 // scheduleChanged reports whether spec.schedule, spec.timeZone, spec.suspend or the plan (planDigest)
