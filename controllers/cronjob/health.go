@@ -29,15 +29,41 @@ func healthReference(cj *cronjobv1.CronJob) (time.Time, string) {
 		}
 		return cj.CreationTimestamp.Time, "creation"
 	}
-	since := cj.Status.ObservedSchedule.Since.Time
-	if last != nil && !last.Time.Before(since) {
+	ref, what := cj.Status.ObservedSchedule.Since.Time, "scheduling since"
+	// A planned pause that has ended gives a full deadline too, as a resume does.
+	if u := cj.Spec.SuspendUntil; u != nil && u.After(ref) {
+		ref, what = u.Time, "end of spec.suspendUntil"
+	}
+	if w := cj.Spec.ActiveWindow; w != nil && w.NotBefore != nil && w.NotBefore.After(ref) {
+		ref, what = w.NotBefore.Time, "start of spec.activeWindow"
+	}
+	if last != nil && !last.Time.Before(ref) {
 		return last.Time, "last success"
 	}
-	return since, "scheduling since"
+	return ref, what
+}
+
+// plannedPause says why no run is expected now although the CronJob is not suspended: spec.suspendUntil
+// is ahead, or now is outside spec.activeWindow; "" otherwise. The dead-man's switch waits through it.
+func plannedPause(cj *cronjobv1.CronJob, now time.Time) string {
+	if u := cj.Spec.SuspendUntil; u != nil && now.Before(u.Time) {
+		return fmt.Sprintf("spec.suspendUntil is %s: the dead-man's switch waits, and counts from then", u.UTC().Format(time.RFC3339))
+	}
+	w := cj.Spec.ActiveWindow
+	switch {
+	case w == nil:
+	case w.NotBefore != nil && now.Before(w.NotBefore.Time):
+		return fmt.Sprintf("spec.activeWindow opens at %s: the dead-man's switch waits, and counts from then", w.NotBefore.UTC().Format(time.RFC3339))
+	case w.NotAfter != nil && now.After(w.NotAfter.Time):
+		return fmt.Sprintf("spec.activeWindow ended at %s: no run is expected, the dead-man's switch is off", w.NotAfter.UTC().Format(time.RFC3339))
+	}
+	return ""
 }
 
 // setHealthy sets the condition Healthy when spec.successDeadlineSeconds is set (and removes it when not):
-//   - suspended by a user (not paused after failures): True, reason Suspended; the switch waits;
+//   - suspended by a user (not paused after failures), before spec.suspendUntil, or outside
+//     spec.activeWindow (plannedPause): True, reason Suspended; the switch waits (and after the window, is
+//     off);
 //   - reference (healthReference) plus the deadline still ahead: True, SucceededRecently, and the
 //     requeue wakes at that instant (wake);
 //   - else False, NoRecentSuccess, with one Warning event per reference instant (a new success, edit or
@@ -60,6 +86,9 @@ func (s *syncer) setHealthy() (wake time.Time) {
 	case ptr.Deref(cj.Spec.Suspend, false) && !paused(cj):
 		cond.Status, cond.Reason = metav1.ConditionTrue, cronjobv1.ReasonHealthSuspended
 		cond.Message = "spec.suspend is true: the dead-man's switch waits, and counts from the resume"
+	case plannedPause(cj, s.now) != "":
+		cond.Status, cond.Reason = metav1.ConditionTrue, cronjobv1.ReasonHealthSuspended
+		cond.Message = plannedPause(cj, s.now)
 	case s.now.Before(due):
 		cond.Status, cond.Reason = metav1.ConditionTrue, cronjobv1.ReasonSucceededRecently
 		cond.Message = fmt.Sprintf("successDeadlineSeconds %d: counting from the %s at %s; due by %s",

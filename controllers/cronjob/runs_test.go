@@ -301,6 +301,15 @@ func TestRunHistoryRows(t *testing.T) {
 	}
 }
 
+// planned gives the CronJob the plan digest of its own planning fields in status.observedSchedule, as the
+// controller would have recorded it, so that a row sees the plan in force rather than an edit of it.
+func planned(w *builders.CronJobWrapper) *builders.CronJobWrapper {
+	cj := w.Obj()
+	obs := *cj.Status.ObservedSchedule
+	obs.Plan = planDigest(&cj.Spec, nil)
+	return w.ObservedSchedule(obs)
+}
+
 func TestDeadMansSwitchRows(t *testing.T) {
 	// successDeadlineSeconds 3600; "hourly" was created at 09:00 and observedSchedule.since is 09:00.
 	base := func() *builders.CronJobWrapper {
@@ -335,6 +344,20 @@ func TestDeadMansSwitchRows(t *testing.T) {
 			now:     WeekLate,
 			want: runsOutcome{Ready: cronjobv1.ReasonScheduled, Healthy: cronjobv1.ReasonSucceededRecently,
 				Requeue: 59*time.Minute + schedule.RequeuePadding, StatusWrites: 1},
+		},
+		"suspendUntil a week ahead, no success for a day: Suspended, no event": {
+			cronJob: planned(base().SuspendUntil(WeekLate.Add(24*time.Hour))), now: TopOfTheHour.Add(24 * time.Hour),
+			want: runsOutcome{Ready: cronjobv1.ReasonSuspendedUntil, Healthy: cronjobv1.ReasonHealthSuspended,
+				Requeue: WeekLate.Sub(TopOfTheHour) + schedule.RequeuePadding, StatusWrites: 1}, // woken at suspendUntil
+		},
+		"suspendUntil passed 30 s ago after a week: counts from its end": {
+			cronJob: planned(base().SuspendUntil(WeekLate.Add(-30 * time.Second))), now: WeekLate,
+			want: runsOutcome{Ready: cronjobv1.ReasonScheduled, Healthy: cronjobv1.ReasonSucceededRecently,
+				Requeue: 59*time.Minute + schedule.RequeuePadding, StatusWrites: 1},
+		},
+		"the active window ended at 09:30, a week ago: Suspended, no event": {
+			cronJob: planned(base().ActiveWindow(time.Time{}, HM(9, 30))), now: WeekLate,
+			want:    runsOutcome{Ready: cronjobv1.ReasonActiveWindowEnded, Healthy: cronjobv1.ReasonHealthSuspended, StatusWrites: 1},
 		},
 		"paused after failures a week ago: keeps counting from creation": {
 			cronJob: base().Suspend().Annotation(cronjobv1.PausedAtAnnotation, "2026-03-02T09:10:00Z").ConsecutiveFailures(3).
