@@ -212,7 +212,8 @@ func TestNextWithAMissingCalendar(t *testing.T) {
 }
 
 func TestSuspendUntil(t *testing.T) {
-	c := newCluster(t, builders.MakeCronJob("report", "team-a").Obj())
+	// Suspended already: --until must resume it at that time, not leave spec.suspend true.
+	c := newCluster(t, builders.MakeCronJob("report", "team-a").Suspend().Obj())
 	get := func() *cronjobv1.CronJob {
 		cj, err := c.client.GetCronJob(context.Background(), "team-a", "report")
 		if err != nil {

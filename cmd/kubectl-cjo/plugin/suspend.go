@@ -27,7 +27,8 @@ Resume also clears spec.suspendUntil.`
 
 With --until TIME (RFC 3339, such as 2026-12-27T08:00:00+01:00) it sets spec.suspendUntil instead: no
 scheduled time before TIME starts a run, and scheduling resumes by itself at TIME with no surprise run
-(the first run is the first scheduled time at or after it).`
+(the first run is the first scheduled time at or after it). It also sets spec.suspend=false, so that a
+CronJob suspended (or paused after failures) before resumes at TIME too.`
 	}
 	var until string
 	cmd := &cobra.Command{
@@ -44,7 +45,7 @@ scheduled time before TIME starts a run, and scheduling resumes by itself at TIM
 				if now := e.clk.Now(); !t.After(now) {
 					return fmt.Errorf("--until %s is not in the future (now is %s): give a later time, or use resume", t.Format(time.RFC3339), now.In(t.Location()).Format(time.RFC3339))
 				}
-				if err := e.patchSpec(cmd.Context(), args[0], "spec.suspendUntil", fmt.Appendf(nil, `{"spec":{"suspendUntil":%q}}`, t.UTC().Format(time.RFC3339))); err != nil {
+				if err := e.patchSpec(cmd.Context(), args[0], "spec.suspendUntil", fmt.Appendf(nil, `{"spec":{"suspend":false,"suspendUntil":%q}}`, t.UTC().Format(time.RFC3339))); err != nil {
 					return err
 				}
 				_, _ = fmt.Fprintf(e.out, "cronjob.batch.cronjob-operator.dev/%s suspended until %s\n", args[0], t.Format(time.RFC3339))
