@@ -189,3 +189,33 @@ func TestCalendarChangeStartsNoSurpriseRun(t *testing.T) {
 		}
 	})
 }
+
+func TestNeverFiresNamesWhatToFix(t *testing.T) {
+	cases := map[string]struct {
+		cj   *builders.CronJobWrapper
+		objs []client.Object
+		want string
+	}{
+		"two schedules, neither with a date": {
+			cj:   Hourly().Schedules("0 0 31 2 *", "0 0 30 2 *"),
+			want: `spec.schedules ("0 0 31 2 *", "0 0 30 2 *") has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix spec.schedules`,
+		},
+		"a minutely schedule a calendar excludes for a year": {
+			cj:   Hourly().Schedule("* * * * *").Calendars("freeze"),
+			objs: []client.Object{&cronjobv1.CronCalendar{ObjectMeta: metav1.ObjectMeta{Name: "freeze", Namespace: Namespace}, Spec: cronjobv1.CronCalendarSpec{ExcludeRanges: []cronjobv1.CalendarRange{{Start: "2026-01-01", End: "2026-12-31"}}}}},
+			want: `spec.schedule "* * * * *" has no scheduled time that its calendars (freeze) do not exclude, in the next five years or the next 100800 times: fix spec.schedule or the calendars`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, IsTime, interceptor.Funcs{}, append(tc.objs, tc.cj.Obj())...)
+			if out := f.outcome(); out.Err != nil {
+				t.Fatal(out.Err)
+			}
+			c := meta.FindStatusCondition(f.cronJob(t).Status.Conditions, cronjobv1.ConditionReady)
+			if c == nil || c.Reason != cronjobv1.ReasonScheduleNeverFires || c.Message != tc.want {
+				t.Errorf("Ready %+v, want ScheduleNeverFires with %q", c, tc.want)
+			}
+		})
+	}
+}

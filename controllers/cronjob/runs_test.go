@@ -346,7 +346,7 @@ func TestDeadMansSwitchRows(t *testing.T) {
 				Requeue: 59*time.Minute + schedule.RequeuePadding, StatusWrites: 1},
 		},
 		"suspendUntil a week ahead, no success for a day: Suspended, no event": {
-			cronJob: planned(base().SuspendUntil(WeekLate.Add(24*time.Hour))), now: TopOfTheHour.Add(24 * time.Hour),
+			cronJob: planned(base().SuspendUntil(WeekLate.Add(24 * time.Hour))), now: TopOfTheHour.Add(24 * time.Hour),
 			want: runsOutcome{Ready: cronjobv1.ReasonSuspendedUntil, Healthy: cronjobv1.ReasonHealthSuspended,
 				Requeue: WeekLate.Sub(TopOfTheHour) + schedule.RequeuePadding, StatusWrites: 1}, // woken at suspendUntil
 		},
@@ -357,7 +357,7 @@ func TestDeadMansSwitchRows(t *testing.T) {
 		},
 		"the active window ended at 09:30, a week ago: Suspended, no event": {
 			cronJob: planned(base().ActiveWindow(time.Time{}, HM(9, 30))), now: WeekLate,
-			want:    runsOutcome{Ready: cronjobv1.ReasonActiveWindowEnded, Healthy: cronjobv1.ReasonHealthSuspended, StatusWrites: 1},
+			want: runsOutcome{Ready: cronjobv1.ReasonActiveWindowEnded, Healthy: cronjobv1.ReasonHealthSuspended, StatusWrites: 1},
 		},
 		"paused after failures a week ago: keeps counting from creation": {
 			cronJob: base().Suspend().Annotation(cronjobv1.PausedAtAnnotation, "2026-03-02T09:10:00Z").ConsecutiveFailures(3).

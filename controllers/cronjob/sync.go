@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	batchv1 "k8s.io/api/batch/v1"
@@ -176,11 +177,30 @@ func (s *syncer) setNext(d *decision) ctrl.Result {
 		return ctrl.Result{}
 	}
 	if d.neverFires {
-		msg := fmt.Sprintf("spec.schedule %q has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix spec.schedule", s.cj.Spec.Schedule)
+		msg := s.neverFiresMessage()
 		s.warnOnce(cronjobv1.ReasonScheduleNeverFires, strconv.FormatInt(s.cj.Generation, 10), "Schedule", "%s", msg)
 		setReady(s.cj, metav1.ConditionFalse, cronjobv1.ReasonScheduleNeverFires, msg, s.now)
 	}
 	return ctrl.Result{}
+}
+
+// neverFiresMessage says why the CronJob has no next scheduled time: its schedule (or each of
+// spec.schedules) names no date in five years, or its calendars exclude every time for longer than
+// schedule.MaxExcludedInARow times in a row.
+func (s *syncer) neverFiresMessage() string {
+	what, field := fmt.Sprintf("spec.schedule %q", s.cj.Spec.Schedule), "spec.schedule"
+	if len(s.cj.Spec.Schedules) > 0 {
+		entries := make([]string, 0, len(s.cj.Spec.Schedules))
+		for _, e := range s.cj.Spec.Schedules {
+			entries = append(entries, strconv.Quote(e.Schedule))
+		}
+		what, field = "spec.schedules ("+strings.Join(entries, ", ")+")", "spec.schedules"
+	}
+	if len(s.cj.Spec.Calendars) > 0 {
+		return fmt.Sprintf("%s has no scheduled time that its calendars (%s) do not exclude, in the next five years or the next %d times: fix %s or the calendars",
+			what, strings.Join(s.cj.Spec.Calendars, ", "), schedule.MaxExcludedInARow, field)
+	}
+	return fmt.Sprintf("%s has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix %s", what, field)
 }
 
 // actOnDue reports what catch-up and the deadline say of the run due (MissSchedule, MissedRunsDropped,
