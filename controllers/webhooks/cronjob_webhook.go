@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	cron "github.com/netresearch/go-cron"
@@ -23,14 +24,14 @@ import (
 )
 
 // The webhook sees only the writes whose answer it may change (matchConditions): a create, or an update
-// that changes one of the fields it reads (schedule, timeZone, jitterSeconds, startingDeadlineSeconds,
-// jobTemplate; besides them it reads only the name, namespace and UID, which do not change). Any other write
+// that changes one of the fields it reads (schedule, schedules, timeZone, jitterSeconds,
+// startingDeadlineSeconds, calendars, activeWindow, jobTemplate; besides them it reads only the name, namespace and UID, which do not change). Any other write
 // (a label edit, a finalizer removal, suspend, a history limit or concurrencyPolicy, a status write: a
 // subresource the rule does not name) never reaches it, so it succeeds while no replica answers, despite
 // failurePolicy Fail; suspending a CronJob is the write an operator needs most when things go wrong. timeoutSeconds
 // is 5: longer than the preflight's DefaultPreflightTimeout (3 s), so that a slow dry run ends in an admission
 // with a warning rather than in the API server giving up on the webhook and refusing the write.
-// +kubebuilder:webhook:path=/validate-batch-cronjob-operator-dev-v1-cronjob,mutating=false,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=vcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"create-or-validated-field-change","expression":"request.operation == 'CREATE' || has(object.spec.schedule) != has(oldObject.spec.schedule) || (has(object.spec.schedule) && object.spec.schedule != oldObject.spec.schedule) || has(object.spec.schedules) != has(oldObject.spec.schedules) || (has(object.spec.schedules) && object.spec.schedules != oldObject.spec.schedules) || object.spec.jobTemplate != oldObject.spec.jobTemplate || has(object.spec.timeZone) != has(oldObject.spec.timeZone) || (has(object.spec.timeZone) && object.spec.timeZone != oldObject.spec.timeZone) || has(object.spec.jitterSeconds) != has(oldObject.spec.jitterSeconds) || (has(object.spec.jitterSeconds) && object.spec.jitterSeconds != oldObject.spec.jitterSeconds) || has(object.spec.startingDeadlineSeconds) != has(oldObject.spec.startingDeadlineSeconds) || (has(object.spec.startingDeadlineSeconds) && object.spec.startingDeadlineSeconds != oldObject.spec.startingDeadlineSeconds)"}]}`
+// +kubebuilder:webhook:path=/validate-batch-cronjob-operator-dev-v1-cronjob,mutating=false,failurePolicy=fail,sideEffects=None,groups=batch.cronjob-operator.dev,resources=cronjobs,verbs=create;update,versions=v1,name=vcronjob-v1.batch.cronjob-operator.dev,admissionReviewVersions=v1,timeoutSeconds=5,patch=`{"matchConditions":[{"name":"create-or-validated-field-change","expression":"request.operation == 'CREATE' || has(object.spec.schedule) != has(oldObject.spec.schedule) || (has(object.spec.schedule) && object.spec.schedule != oldObject.spec.schedule) || has(object.spec.schedules) != has(oldObject.spec.schedules) || (has(object.spec.schedules) && object.spec.schedules != oldObject.spec.schedules) || object.spec.jobTemplate != oldObject.spec.jobTemplate || has(object.spec.timeZone) != has(oldObject.spec.timeZone) || (has(object.spec.timeZone) && object.spec.timeZone != oldObject.spec.timeZone) || has(object.spec.jitterSeconds) != has(oldObject.spec.jitterSeconds) || (has(object.spec.jitterSeconds) && object.spec.jitterSeconds != oldObject.spec.jitterSeconds) || has(object.spec.startingDeadlineSeconds) != has(oldObject.spec.startingDeadlineSeconds) || (has(object.spec.startingDeadlineSeconds) && object.spec.startingDeadlineSeconds != oldObject.spec.startingDeadlineSeconds) || has(object.spec.calendars) != has(oldObject.spec.calendars) || (has(object.spec.calendars) && object.spec.calendars != oldObject.spec.calendars) || has(object.spec.activeWindow) != has(oldObject.spec.activeWindow) || (has(object.spec.activeWindow) && object.spec.activeWindow != oldObject.spec.activeWindow)"}]}`
 
 // SetupCronJobWebhookWithManager registers the CronJob validating webhook with the manager's webhook server:
 // the validator on the real clock, its preflight through NewPreflightClient on the manager's
@@ -113,6 +114,7 @@ func (v *CronJobCustomValidator) validate(ctx context.Context, cj, old *cronjobv
 	if old == nil || old.Spec.Schedule != cj.Spec.Schedule ||
 		ptr.Deref(old.Spec.TimeZone, "") != ptr.Deref(cj.Spec.TimeZone, "") ||
 		!equality.Semantic.DeepEqual(old.Spec.Schedules, cj.Spec.Schedules) ||
+		!equality.Semantic.DeepEqual(old.Spec.ActiveWindow, cj.Spec.ActiveWindow) ||
 		ptr.Deref(old.Spec.JitterSeconds, 0) != ptr.Deref(cj.Spec.JitterSeconds, 0) {
 		w, err := checkSchedule(cj, sched, err, now)
 		if err != nil {
@@ -129,6 +131,9 @@ func (v *CronJobCustomValidator) validate(ctx context.Context, cj, old *cronjobv
 	if d := cj.Spec.StartingDeadlineSeconds; d != nil && *d == 0 && (old == nil || !ptr.Equal(old.Spec.StartingDeadlineSeconds, d)) {
 		warnings = append(warnings, "spec.startingDeadlineSeconds is 0: no run can start within 0 seconds of its scheduled time, so every run will be missed; leave it unset for no deadline, or give the time a run may still start late, such as 60")
 	}
+	if v.Client != nil && (old == nil || !slices.Equal(old.Spec.Calendars, cj.Spec.Calendars)) {
+		warnings = append(warnings, v.missingCalendars(ctx, cj)...)
+	}
 	if v.Client != nil && (old == nil || !equality.Semantic.DeepEqual(old.Spec.JobTemplate, cj.Spec.JobTemplate)) {
 		w, err := v.preflight(ctx, cj, scheduled, loc)
 		warnings = append(warnings, w...)
@@ -137,6 +142,26 @@ func (v *CronJobCustomValidator) validate(ctx context.Context, cj, old *cronjobv
 		}
 	}
 	return warnings, nil
+}
+
+// missingCalendars warns about each CronCalendar of spec.calendars that does not exist in the CronJob's
+// namespace: the CronJob is admitted (a calendar may be applied just after it), but no run starts while a
+// listed calendar is missing (CalendarNotFound). A read that fails otherwise warns of nothing: the
+// controller reports it.
+func (v *CronJobCustomValidator) missingCalendars(ctx context.Context, cj *cronjobv1.CronJob) admission.Warnings {
+	ns := cj.Namespace
+	if req, err := admission.RequestFromContext(ctx); ns == "" && err == nil {
+		ns = req.Namespace
+	}
+	var warnings admission.Warnings
+	for _, name := range cj.Spec.Calendars {
+		err := v.Client.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &cronjobv1.CronCalendar{})
+		if apierrors.IsNotFound(err) {
+			warnings = append(warnings, fmt.Sprintf("spec.calendars: CronCalendar %q does not exist in namespace %q: no run starts until it does (%s); create it, or remove it from spec.calendars",
+				name, ns, cronjobv1.ReasonCalendarNotFound))
+		}
+	}
+	return warnings
 }
 
 // checkSchedule returns the error that refuses cj's schedule, time zone or jitter (parseErr is

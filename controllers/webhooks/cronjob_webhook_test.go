@@ -6,9 +6,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -124,5 +127,18 @@ func TestRetiredMutatingHandler(t *testing.T) {
 	resp := RetiredMutatingHandler().Handle(context.Background(), admission.Request{})
 	if !resp.Allowed || len(resp.Patches) != 0 || resp.PatchType != nil {
 		t.Fatalf("Handle() = allowed %v, %d patches, patch type %v; want allowed, none", resp.Allowed, len(resp.Patches), resp.PatchType)
+	}
+}
+
+func TestCronJobMissingCalendarsAreWarned(t *testing.T) {
+	holidays := &cronjobv1.CronCalendar{ObjectMeta: metav1.ObjectMeta{Name: "holidays", Namespace: Namespace}}
+	v := &CronJobCustomValidator{Client: FakeClient(nil, interceptor.Funcs{}, holidays)}
+	cj := Hourly().Calendars("holidays", "freeze").Obj()
+	want := admission.Warnings{`spec.calendars: CronCalendar "freeze" does not exist in namespace "ns": no run starts until it does (CalendarNotFound); create it, or remove it from spec.calendars`}
+	if diff := cmp.Diff(want, v.missingCalendars(context.Background(), cj)); diff != "" {
+		t.Errorf("warnings (-want,+got):\n%s", diff)
+	}
+	if got := v.missingCalendars(context.Background(), Hourly().Calendars("holidays").Obj()); len(got) != 0 {
+		t.Errorf("warnings %v for a calendar that exists", got)
 	}
 }
