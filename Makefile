@@ -39,8 +39,9 @@ manifests: controller-gen ## Generate the CRD (config/crd/bases), the webhook co
 	go run ./hack/crdpatch config/crd/bases/batch.cronjob-operator.dev_cronjobs.yaml
 
 .PHONY: generate
-generate: controller-gen ## Generate DeepCopy methods (zz_generated.deepcopy.go).
+generate: controller-gen ## Generate DeepCopy methods (zz_generated.deepcopy.go) and the holiday tables (controllers/calendar/holidays_gen.go, from rickar/cal).
 	$(CONTROLLER_GEN) object:headerFile="hack/boilerplate.go.txt" paths="./..."
+	go generate ./controllers/calendar/
 
 .PHONY: fmt
 fmt: ## Run go fmt (the operator's module and bench's).
