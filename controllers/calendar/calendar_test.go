@@ -9,6 +9,7 @@ import (
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
 
 func TestExcluded(t *testing.T) {
@@ -133,9 +134,13 @@ func TestEveryCountryHasHolidays(t *testing.T) {
 	}
 }
 
+// FuzzExcluded checks, for any calendar that compiles: Excluded is deterministic and gives a reason; every
+// instant of an excluded date (in the calendar's zone) is excluded; and a schedule filtered by the
+// calendar (schedule.ForCronJob) never returns an excluded time, so an excluded slot never runs.
 func FuzzExcluded(f *testing.F) {
-	f.Add("2026-12-24", "2026-12-24T16:00", "2026-12-26", "* 16-23 * * FRI", "DE", int64(0))
-	f.Fuzz(func(t *testing.T, date, start, end, sched, country string, offset int64) {
+	f.Add("2026-12-24", "2026-12-24T16:00", "2026-12-26", "* 16-23 * * FRI", "DE", "0 * * * *", int64(0), int64(3600))
+	f.Add("2026-03-29", "2026-03-29T01:00", "2026-03-29T04:00", "*/2 * * * *", "US", "*/5 * * * *", int64(86400*87), int64(7300))
+	f.Fuzz(func(t *testing.T, date, start, end, sched, country, cronSched string, offset, within int64) {
 		spec := cronjobv1.CronCalendarSpec{ExcludeDates: []string{date}, ExcludeRanges: []cronjobv1.CalendarRange{{Start: start, End: end}},
 			ExcludeSchedules: []string{sched}, Holidays: []cronjobv1.HolidaySet{{Country: country}}, TimeZone: ptr.To("Europe/Berlin")}
 		c, err := Compile(spec)
@@ -147,6 +152,25 @@ func FuzzExcluded(f *testing.F) {
 		b, why2 := c.Excluded(at)
 		if a != b || why != why2 || (a && why == "") {
 			t.Fatalf("Excluded(%v) not deterministic or without a reason: %v %q, %v %q", at, a, why, b, why2)
+		}
+		berlin, _ := time.LoadLocation("Europe/Berlin")
+		if day, err := time.ParseInLocation(time.DateOnly, date, berlin); err == nil {
+			in := day.Add(time.Duration((within%86400+86400)%86400) * time.Second)
+			if in.Format(time.DateOnly) == date {
+				if ex, _ := c.Excluded(in); !ex {
+					t.Fatalf("%v is on the excluded date %s (Europe/Berlin) but not excluded", in, date)
+				}
+			}
+		}
+		cj := &cronjobv1.CronJob{Spec: cronjobv1.CronJobSpec{Schedule: cronSched, Calendars: []string{"c"}}}
+		s, _, err := schedule.ForCronJob(cj, schedule.Calendars{"c": c})
+		if err != nil {
+			return
+		}
+		for n, i := s.Next(at), 0; !n.IsZero() && i < 20; n, i = s.Next(n), i+1 {
+			if ex, why := c.Excluded(n); ex {
+				t.Fatalf("schedule %q with the calendar returned %v, which the calendar excludes (%s)", cronSched, n, why)
+			}
 		}
 	})
 }

@@ -301,7 +301,8 @@ func TestForCronJobErrors(t *testing.T) {
 // FuzzUnionOfSchedules checks the union of two schedules against a merge of their own times: strictly
 // increasing, each instant once, none left out.
 func FuzzUnionOfSchedules(f *testing.F) {
-	pool := []string{"0 9 * * *", "*/15 * * * *", "30 2 * * *", "0 3 * * *", "0 0 1 * *", "45 1 * * 0", "0 9,17 * * 1-5", "0 0 29 2 *"}
+	pool := []string{"0 9 * * *", "*/15 * * * *", "30 2 * * *", "0 3 * * *", "0 0 1 * *", "45 1 * * 0", "0 9,17 * * 1-5", "0 0 29 2 *",
+		"0 18 L * *", "30 2 L-1 * *", "0 8 LW * *", "0 7 15W * *", "0 9 * * MON#1", "30 2 * * SUN#L"}
 	zones := []string{"UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe"}
 	f.Add(uint8(0), uint8(1), uint8(1), uint8(2), int64(0))
 	f.Add(uint8(2), uint8(3), uint8(1), uint8(1), int64(86400*200))
