@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	batchv1 "k8s.io/api/batch/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -14,6 +15,7 @@ import (
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	. "github.com/cronjob-operator/cronjob-operator/controllers/internal/unittest"
+	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 	"github.com/cronjob-operator/cronjob-operator/test/builders"
 )
 
@@ -217,5 +219,75 @@ func TestNeverFiresNamesWhatToFix(t *testing.T) {
 				t.Errorf("Ready %+v, want ScheduleNeverFires with %q", c, tc.want)
 			}
 		})
+	}
+}
+
+// TestUnionFeedsTheFeatures runs catch-up, the queue and jitter over the union of two schedules: each
+// counts the union's times, an instant of both once.
+func TestUnionFeedsTheFeatures(t *testing.T) {
+	const pad = 10 * time.Millisecond
+	union := func() *builders.CronJobWrapper { return Hourly().Schedules("0 * * * *", "30 * * * *", "0,30 */2 * * *") }
+	cases := map[string]struct {
+		cj    *builders.CronJobWrapper
+		objs  []client.Object
+		steps []planStep
+	}{
+		"catch-up (missedRunPolicy All, at most 3) after 08:00: 09:00, 09:30 and 10:00 start, oldest first, 08:30 is dropped": {
+			cj: union().CatchUp(3).LastScheduleTime(HM(8, 0)),
+			steps: []planStep{
+				{at: HM(10, 5), wantJobs: []string{JobName(HM(9, 0))}, wantEvents: []string{"Warning MissedRunsDropped", "Normal SuccessfulCreate"},
+					wantReady: "Scheduled", wantNext: HM(10, 30), wantWake: pad},
+				{at: HM(10, 5), wantJobs: []string{JobName(HM(9, 0)), JobName(HM(9, 30))}, wantEvents: []string{"Normal SuccessfulCreate"},
+					wantReady: "Scheduled", wantNext: HM(10, 30), wantWake: pad},
+				{at: HM(10, 5), wantJobs: []string{JobName(HM(9, 0)), JobName(HM(9, 30)), JobName(HM(10, 0))}, wantEvents: []string{"Normal SuccessfulCreate"},
+					wantReady: "Scheduled", wantNext: HM(10, 30), wantWake: 25*time.Minute + pad},
+			},
+		},
+		"Enqueue: 10:30, of the second schedule, waits behind the 10:00 Job and starts when it ends": {
+			cj:   union().Enqueue().LastScheduleTime(HM(10, 0)),
+			objs: []client.Object{RunningJob(HM(10, 0))},
+			steps: []planStep{
+				{at: HM(10, 30), wantJobs: []string{JobName(HM(10, 0))}, wantEvents: []string{"Normal Queued"},
+					wantReady: "Scheduled", wantNext: HM(11, 0), wantWake: 30*time.Minute + pad},
+				{at: HM(10, 40), before: func(t *testing.T, f *fixture) { f.completeJob(t, JobName(HM(10, 0)), HM(10, 40)) },
+					wantJobs: []string{JobName(HM(10, 0)), JobName(HM(10, 30))}, wantEvents: []string{"Normal SawCompletedJob", "Normal SuccessfulCreate"},
+					wantReady: "Scheduled", wantNext: HM(11, 0), wantWake: 20*time.Minute + pad},
+			},
+		},
+	}
+	// Jitter: the union's 10:30 run is delayed by the CronJob's own delay, within the 30 minutes to 11:00.
+	cj := union().JitterSeconds(1500).LastScheduleTime(HM(10, 0))
+	delay := schedule.JitterDelay(string(cj.Obj().UID), 1500, HM(10, 30), HM(11, 0))
+	if delay <= 0 || delay >= 25*time.Minute {
+		t.Fatalf("jitter delay %v: want within (0, 1500 s)", delay)
+	}
+	start := HM(10, 30).Add(delay)
+	cases["jitter: the 10:30 run of the second schedule starts at its delay, not before"] = struct {
+		cj    *builders.CronJobWrapper
+		objs  []client.Object
+		steps []planStep
+	}{cj: cj, steps: []planStep{
+		{at: start.Add(-time.Second), wantReady: "Scheduled", wantNext: start, wantWake: time.Second + pad},
+		{at: start, wantJobs: []string{JobName(HM(10, 30))}, wantEvents: []string{"Normal SuccessfulCreate"}, wantReady: "Scheduled",
+			wantNext: HM(11, 0).Add(schedule.JitterDelay(string(cj.Obj().UID), 1500, HM(11, 0), HM(11, 30))),
+			wantWake: HM(11, 0).Add(schedule.JitterDelay(string(cj.Obj().UID), 1500, HM(11, 0), HM(11, 30))).Sub(start) + pad},
+	}}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, IsTime, interceptor.Funcs{}, append(tc.objs, tc.cj.Obj())...)
+			runPlanSteps(t, f, tc.steps)
+		})
+	}
+}
+
+// completeJob marks the Job of that name Complete at done, as the Job controller would.
+func (f *fixture) completeJob(t *testing.T, name string, done time.Time) {
+	t.Helper()
+	var job batchv1.Job
+	if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: name}, &job); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.client.Status().Update(context.Background(), builders.FromJob(&job).Succeeded(done).Obj()); err != nil {
+		t.Fatal(err)
 	}
 }
