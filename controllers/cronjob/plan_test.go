@@ -226,7 +226,9 @@ func TestNeverFiresNamesWhatToFix(t *testing.T) {
 // counts the union's times, an instant of both once.
 func TestUnionFeedsTheFeatures(t *testing.T) {
 	const pad = 10 * time.Millisecond
-	union := func() *builders.CronJobWrapper { return Hourly().Schedules("0 * * * *", "30 * * * *", "0,30 */2 * * *") }
+	union := func() *builders.CronJobWrapper {
+		return Hourly().Schedules("0 * * * *", "30 * * * *", "0,30 */2 * * *")
+	}
 	cases := map[string]struct {
 		cj    *builders.CronJobWrapper
 		objs  []client.Object
