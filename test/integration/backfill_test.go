@@ -110,6 +110,37 @@ var _ = Describe("Range backfill", func() {
 		})
 	})
 
+	When("the range crosses the switch to summer time", func() {
+		It("should run 02:30 Berlin once a day, the skipped 02:30 at the jump", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			oracle := framework.StartSpecJobOracle(ctx, cfg, ns)
+			cj := builders.MakeCronJob("nightly", ns).Schedule("30 2 * * *").TimeZone("Europe/Berlin").Suspend().Obj()
+			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+			startController(ns, time.Date(2026, time.March, 31, 12, 0, 0, 0, time.UTC))
+			run := builders.MakeCronJobRun("spring", ns, "nightly").Parallelism(3).
+				Range(time.Date(2026, time.March, 27, 23, 0, 0, 0, time.UTC), time.Date(2026, time.March, 30, 21, 59, 0, 0, time.UTC)).Obj()
+			Expect(k8sClient.Create(ctx, run)).To(Succeed())
+			// 02:30 CET on the 28th; 02:30 does not exist on the 29th and runs at 03:00 CEST; 02:30 CEST on the 30th.
+			want := []time.Time{time.Date(2026, time.March, 28, 1, 30, 0, 0, time.UTC), time.Date(2026, time.March, 29, 1, 0, 0, 0, time.UTC),
+				time.Date(2026, time.March, 30, 0, 30, 0, 0, time.UTC)}
+			inUTC := func() []time.Time {
+				var out []time.Time
+				for _, at := range oracle.ScheduledTimes(cj.UID) {
+					out = append(out, at.UTC())
+				}
+				return out
+			}
+			Eventually(inUTC).Should(Equal(want))
+			Eventually(func(g Gomega) {
+				finishRunning(ctx, g, cj, time.Date(2026, time.March, 31, 12, 0, 0, 0, time.UTC))
+				got := runOf(ctx, run)(g)
+				g.Expect(got.Status.Phase).To(Equal(cronjobv1.RunSucceeded))
+				g.Expect(got.Status.Backfill.Total).To(BeEquivalentTo(3))
+			}).Should(Succeed())
+			Consistently(inUTC).WithTimeout(time.Second).Should(Equal(want))
+		})
+	})
+
 	When("a slot's Job exists before the backfill reaches it", func() {
 		It("should skip that slot, report it, and run the others", func(ctx SpecContext) {
 			ns := newNamespace(ctx)

@@ -163,6 +163,37 @@ var _ = Describe("Runs as people plan them", func() {
 		})
 	})
 
+	When("weekday-of-the-month schedules meet public holidays and a weekly freeze", func() {
+		It("should run the first Monday and the last weekday, except on Easter Monday and in Tuesday evening's freeze", func(ctx SpecContext) {
+			ns := newNamespace(ctx)
+			// Berlin: MON#1 at 09:00 and LW at 18:00. 2026-03-02 is the first Monday (08:00Z); the last weekday
+			// of March is Tuesday the 31st (16:00Z, in the freeze); the first Monday of April is Easter Monday,
+			// a public holiday in DE (07:00Z); the last weekday of April is Thursday the 30th (16:00Z).
+			de := &cronjobv1.CronCalendar{ObjectMeta: metav1.ObjectMeta{Name: "de", Namespace: ns}, Spec: cronjobv1.CronCalendarSpec{
+				TimeZone: ptr.To("Europe/Berlin"), Holidays: []cronjobv1.HolidaySet{{Country: "DE"}}, ExcludeSchedules: []string{"* 16-23 * * TUE"}}}
+			Expect(k8sClient.Create(ctx, de)).To(Succeed())
+			cj := builders.MakeCronJob("monthly", ns).Schedules("0 9 * * MON#1", "0 18 LW * *").TimeZone("Europe/Berlin").Calendars("de").
+				LastScheduleTime(time.Date(2026, time.February, 27, 17, 0, 0, 0, time.UTC)).Obj()
+			Expect(framework.CreateCronJob(ctx, k8sClient, cj)).To(Succeed())
+			mar2 := time.Date(2026, time.March, 2, 8, 0, 0, 0, time.UTC)
+			mar31 := time.Date(2026, time.March, 31, 16, 0, 0, 0, time.UTC)
+			apr6 := time.Date(2026, time.April, 6, 7, 0, 0, 0, time.UTC)
+			apr30 := time.Date(2026, time.April, 30, 16, 0, 0, 0, time.UTC)
+			clk := startController(ns, mar2.Add(-time.Minute))
+
+			Eventually(nextScheduleTime(ctx, cj)).Should(Equal(mar2))
+			clk.AdvanceTo(mar2.Add(time.Second))
+			Eventually(nextScheduleTime(ctx, cj)).Should(Equal(apr30), "31 March is in the freeze and 6 April a holiday")
+			clk.AdvanceTo(mar31.Add(time.Second))
+			Eventually(func(g Gomega) int { return eventOccurrences(ctx, g, cj)["Normal/ExcludedByCalendar"] }).Should(Equal(1))
+			clk.AdvanceTo(apr6.Add(time.Second))
+			Eventually(func(g Gomega) int { return eventOccurrences(ctx, g, cj)["Normal/ExcludedByCalendar"] }).Should(Equal(2))
+			clk.AdvanceTo(apr30.Add(time.Second))
+			Eventually(func(g Gomega) []string { return jobNames(listJobs(ctx, g, ns)) }).Should(ConsistOf(jobNameFor(cj, mar2), jobNameFor(cj, apr30)))
+			Expect(eventOccurrences(ctx, Default, cj)).NotTo(HaveKey("Warning/MissSchedule"))
+		})
+	})
+
 	When("suspendUntil is set", func() {
 		It("should start nothing before it, and no surprise run when it passes", func(ctx SpecContext) {
 			ns := newNamespace(ctx)
