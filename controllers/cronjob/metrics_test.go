@@ -161,7 +161,7 @@ func TestMetricsCountEachRunOnce(t *testing.T) {
 	}, {
 		name:    "times a calendar excludes count once each, however often reconciled, and as nothing else",
 		cronJob: Hourly().Calendars("holidays").LastScheduleTime(PriorHour),
-		objs:    []client.Object{calendarOf("holidays", "2026-03-02")},
+		objs:    []client.Object{holidaysCalendar("2026-03-02")},
 		at:      []time.Time{TopOfTheHour.Add(time.Second), TopOfTheHour.Add(2 * time.Second), TopOfTheHour.Add(time.Hour + time.Second)},
 		want:    counts{"excluded": 2},
 	}}

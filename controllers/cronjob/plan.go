@@ -30,6 +30,11 @@ func (s *syncer) loadPlan(ctx context.Context) *schedule.Error {
 	}
 	cals, specs, err := calendar.Load(ctx, s.r.Client, s.cj)
 	if err != nil && cals == nil {
+		// A calendar could not be read: the plan is unknown, so the one observed stays (nothing starts
+		// while the error lasts), and the next read is compared with it.
+		if obs := s.cj.Status.ObservedSchedule; obs != nil {
+			s.plan = obs.Plan
+		}
 		return err
 	}
 	s.cals = cals

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	batchv1 "k8s.io/api/batch/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -57,9 +58,10 @@ func runPlanSteps(t *testing.T, f *fixture, steps []planStep) {
 	}
 }
 
-func calendarOf(name string, dates ...string) *cronjobv1.CronCalendar {
+// holidaysCalendar is the CronCalendar "holidays" that excludes the given dates (YYYY-MM-DD, UTC).
+func holidaysCalendar(dates ...string) *cronjobv1.CronCalendar {
 	return &cronjobv1.CronCalendar{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: Namespace},
+		ObjectMeta: metav1.ObjectMeta{Name: "holidays", Namespace: Namespace},
 		Spec:       cronjobv1.CronCalendarSpec{ExcludeDates: dates},
 	}
 }
@@ -82,7 +84,7 @@ func TestPlannedRuns(t *testing.T) {
 		},
 		"a time the calendar excludes starts nothing and is reported once; the controller wakes for the next": {
 			cj:   Hourly().Calendars("holidays"),
-			objs: []client.Object{calendarOf("holidays", "2026-03-02")},
+			objs: []client.Object{holidaysCalendar("2026-03-02")},
 			steps: []planStep{
 				{at: IsTime, wantEvents: []string{"Normal ExcludedByCalendar"}, wantReady: "Scheduled",
 					wantNext: MustTime("2026-03-03T00:00:00Z"), wantWake: HM(11, 0).Sub(IsTime) + pad},
@@ -98,7 +100,7 @@ func TestPlannedRuns(t *testing.T) {
 			steps: []planStep{
 				{at: IsTime, wantEvents: []string{"Warning CalendarNotFound"}, wantReady: "CalendarNotFound"},
 				{at: IsTime.Add(time.Minute), before: func(t *testing.T, f *fixture) {
-					if err := f.client.Create(context.Background(), calendarOf("holidays", "2026-12-25")); err != nil {
+					if err := f.client.Create(context.Background(), holidaysCalendar("2026-12-25")); err != nil {
 						t.Fatal(err)
 					}
 				}, wantReady: "Scheduled", wantNext: HM(11, 0), wantWake: HM(11, 0).Sub(IsTime.Add(time.Minute)) + pad},
@@ -155,14 +157,14 @@ func TestCalendarChangeStartsNoSurpriseRun(t *testing.T) {
 			}
 		},
 		"the calendar deleted (then missing: nothing starts at all)": func(t *testing.T, f *fixture) {
-			if err := f.client.Delete(context.Background(), calendarOf("holidays")); err != nil {
+			if err := f.client.Delete(context.Background(), holidaysCalendar()); err != nil {
 				t.Fatal(err)
 			}
 		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			cj := Hourly().Calendars("holidays").Edited(edit(CreationTime, "f:schedule", "f:calendars"))
-			f := newFixture(t, IsTime, interceptor.Funcs{}, cj.Obj(), calendarOf("holidays", "2026-03-02"))
+			f := newFixture(t, IsTime, interceptor.Funcs{}, cj.Obj(), holidaysCalendar("2026-03-02"))
 			f.r.APIReader = withManagedFields(f.client, cj.Obj())
 			f.setTime(IsTime)
 			if out := f.outcome(); out.Err != nil {
@@ -291,5 +293,44 @@ func (f *fixture) completeJob(t *testing.T, name string, done time.Time) {
 	}
 	if err := f.client.Status().Update(context.Background(), builders.FromJob(&job).Succeeded(done).Obj()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCalendarReadErrorKeepsThePlan: a calendar that cannot be read for a while (not NotFound) leaves the
+// observed plan as it was, so that its later edit is still seen as a calendar's change: no surprise run.
+func TestCalendarReadErrorKeepsThePlan(t *testing.T) {
+	failing := false
+	funcs := interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+		if _, ok := obj.(*cronjobv1.CronCalendar); ok && failing {
+			return apierrors.NewServiceUnavailable("etcd is slow")
+		}
+		return c.Get(ctx, key, obj, opts...)
+	}}
+	cj := Hourly().Calendars("holidays").Edited(edit(CreationTime, "f:schedule", "f:calendars"))
+	f := newFixture(t, IsTime, funcs, cj.Obj(), holidaysCalendar("2026-03-02"))
+	f.r.APIReader = withManagedFields(f.client, cj.Obj())
+	_ = f.outcome()
+	plan := f.cronJob(t).Status.ObservedSchedule.Plan
+	f.setTime(HM(11, 30))
+	failing = true
+	_ = f.outcome()
+	if got := f.cronJob(t).Status.ObservedSchedule.Plan; got != plan {
+		t.Errorf("plan %q after a failed read, want %q kept", got, plan)
+	}
+	failing = false
+	var cal cronjobv1.CronCalendar
+	if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: "holidays"}, &cal); err != nil {
+		t.Fatal(err)
+	}
+	cal.Spec.ExcludeDates = []string{"2030-01-01"}
+	if err := f.client.Update(context.Background(), &cal); err != nil {
+		t.Fatal(err)
+	}
+	f.setTime(HM(12, 30))
+	if out := f.outcome(); out.Err != nil {
+		t.Fatal(out.Err)
+	}
+	if jobs := f.jobNames(t); len(jobs) != 0 {
+		t.Errorf("Jobs %v: the times the calendar excluded when due must not start after its edit", jobs)
 	}
 }

@@ -196,11 +196,19 @@ func (s *syncer) neverFiresMessage() string {
 		}
 		what, field = "spec.schedules ("+strings.Join(entries, ", ")+")", "spec.schedules"
 	}
-	if len(s.cj.Spec.Calendars) > 0 {
+	if len(s.cj.Spec.Calendars) > 0 && firesWithoutCalendars(s.cj, s.now) {
 		return fmt.Sprintf("%s has no scheduled time that its calendars (%s) do not exclude, in the next five years or the next %d times: fix %s or the calendars",
 			what, strings.Join(s.cj.Spec.Calendars, ", "), schedule.MaxExcludedInARow, field)
 	}
 	return fmt.Sprintf("%s has no scheduled time in the next five years (a date that does not exist, such as 31 February?): fix %s", what, field)
+}
+
+// firesWithoutCalendars reports whether cj's schedules, without its calendars, have a time after now.
+func firesWithoutCalendars(cj *cronjobv1.CronJob, now time.Time) bool {
+	c := *cj
+	c.Spec.Calendars = nil
+	sched, _, err := schedule.ForCronJob(&c, nil)
+	return err == nil && !schedule.Next(sched, schedule.EarliestTime(&c), now).IsZero()
 }
 
 // actOnDue reports what catch-up and the deadline say of the run due (MissSchedule, MissedRunsDropped,

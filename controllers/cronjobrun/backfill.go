@@ -75,7 +75,14 @@ func (s *runSyncer) backfill(ctx context.Context) (ctrl.Result, error) {
 	if err := s.ownCronJob(ctx, cj); err != nil {
 		return ctrl.Result{}, err
 	}
-	bs := &backfillSyncer{runSyncer: s, cj: cj, anchor: schedule.EarliestTime(cj)}
+	bs := &backfillSyncer{runSyncer: s, cj: cj, anchor: schedule.EarliestTime(cj), b: s.run.Status.Backfill}
+	// The running slots are followed first: that needs no schedule, so Jobs that end while the slots
+	// cannot be computed are counted as they end.
+	if bs.b != nil {
+		if err := bs.follow(ctx); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
 	cals, _, calErr := calendar.Load(ctx, s.r.Client, cj)
 	if calErr == nil {
 		bs.sched, bs.loc, err = schedule.ForCronJob(cj, cals)
@@ -85,12 +92,11 @@ func (s *runSyncer) backfill(ctx context.Context) (ctrl.Result, error) {
 	if err != nil {
 		return bs.held(ctx, err)
 	}
-	if s.run.Status.Backfill == nil && !bs.begin() {
-		return s.pruneAfterTTL(ctx)
-	}
-	bs.b = s.run.Status.Backfill
-	if err := bs.follow(ctx); err != nil {
-		return ctrl.Result{}, err
+	if bs.b == nil {
+		if !bs.begin() {
+			return s.pruneAfterTTL(ctx)
+		}
+		bs.b = s.run.Status.Backfill
 	}
 	if err := bs.startSlots(ctx); err != nil {
 		bs.count()
@@ -117,6 +123,7 @@ func (bs *backfillSyncer) held(ctx context.Context, err error) (ctrl.Result, err
 		bs.reject(se.Reason, "the CronJob's scheduled times cannot be computed: %s; then create another CronJobRun", se.Message)
 		return bs.pruneAfterTTL(ctx)
 	}
+	bs.b.Running = int32(len(bs.b.Active))
 	bs.setReady(metav1.ConditionFalse, se.Reason, fmt.Sprintf("no slot of the backfill starts until the CronJob's scheduled times can be computed again: %s", se.Message))
 	return ctrl.Result{RequeueAfter: heldRequeue}, nil
 }
@@ -158,15 +165,18 @@ func (bs *backfillSyncer) begin() bool {
 
 // follow moves the running slots whose Job ended, or is gone, to succeeded or failed.
 func (bs *backfillSyncer) follow(ctx context.Context) error {
-	keep := bs.b.Active[:0]
-	for _, slot := range bs.b.Active {
+	keep := make([]cronjobv1.BackfillSlot, 0, len(bs.b.Active))
+	for i, slot := range bs.b.Active {
 		job, err := bs.slotJob(ctx, slot.JobName)
 		if err != nil {
-			bs.b.Active = append(keep, bs.b.Active[len(keep):]...)
+			// The slots not looked at yet stay as they were; those counted are out.
+			bs.b.Active = append(keep, bs.b.Active[i:]...)
 			return err
 		}
 		if job == nil {
-			bs.gone(slot)
+			if !bs.gone(slot) {
+				keep = append(keep, slot)
+			}
 			continue
 		}
 		if !bs.ended(slot, job) {
@@ -223,25 +233,52 @@ func (bs *backfillSyncer) ended(slot cronjobv1.BackfillSlot, job *batchv1.Job) b
 	return false
 }
 
-// gone counts a running slot whose Job is gone: by the CronJob's status.recentRuns when it lists the Job
-// (the CronJob controller saw it end, then its history limits deleted it), else as failed (JobDeleted).
-func (bs *backfillSyncer) gone(slot cronjobv1.BackfillSlot) {
-	if rec := recentRun(bs.cj, slot.JobName); rec != nil && rec.Result != cronjobv1.RunResultRunning {
-		if rec.Result == cronjobv1.RunResultSucceeded {
-			bs.b.Succeeded++
-			return
+// gone counts a running slot whose Job is gone, and reports whether it did:
+//   - by the CronJob's status.recentRuns when it lists the Job as ended (the CronJob controller saw it end,
+//     then its history limits or the Job's TTL deleted it);
+//   - not yet while the CronJob has not recorded the Job's end (its status.active still lists the Job, or
+//     its record says Running): the run waits for that record, which wakes it;
+//   - else as failed (JobDeleted): the CronJob controller saw the Job go and its record is gone too.
+func (bs *backfillSyncer) gone(slot cronjobv1.BackfillSlot) bool {
+	rec := recentRun(bs.cj, slot.JobName)
+	if rec == nil || rec.Result == cronjobv1.RunResultRunning {
+		for _, ref := range bs.cj.Status.Active {
+			if ref.Name == slot.JobName {
+				return false
+			}
 		}
-		slot.Reason = string(rec.Result)
-		if rec.Reason != "" {
-			slot.Reason = rec.Reason
+		if rec != nil {
+			return false
 		}
+		slot.Reason = cronjobv1.ReasonJobDeleted
 		bs.fail(slot)
+		bs.event(corev1.EventTypeWarning, cronjobv1.ReasonJobDeleted, "Backfill", "Job %s of slot %s was deleted before the run saw it end, and the CronJob keeps no record of it: the slot counts as failed",
+			slot.JobName, bs.format(slot.ScheduledTime.Time))
+		return true
+	}
+	bs.recorded(slot, rec)
+	return true
+}
+
+// recorded counts a slot by the CronJob's record of its Job's end.
+func (bs *backfillSyncer) recorded(slot cronjobv1.BackfillSlot, rec *cronjobv1.RunRecord) {
+	if rec.Result == cronjobv1.RunResultSucceeded {
+		bs.b.Succeeded++
 		return
 	}
-	slot.Reason = cronjobv1.ReasonJobDeleted
+	slot.Reason = string(rec.Result)
+	if rec.Reason != "" {
+		slot.Reason = rec.Reason
+	}
 	bs.fail(slot)
-	bs.event(corev1.EventTypeWarning, cronjobv1.ReasonJobDeleted, "Backfill", "Job %s of slot %s was deleted before it ended: the slot counts as failed",
-		slot.JobName, bs.format(slot.ScheduledTime.Time))
+}
+
+// ownRecord reports whether a recentRuns entry is of a Job this run created: a manual or backfill run's,
+// started no earlier than the run was created (another run of the same slot would have found this
+// run's Job, and created none).
+func (bs *backfillSyncer) ownRecord(rec *cronjobv1.RunRecord) bool {
+	return (rec.Trigger == cronjobv1.TriggeredByBackfill || rec.Trigger == cronjobv1.TriggeredByManual) &&
+		!rec.StartTime.Before(&bs.run.CreationTimestamp)
 }
 
 // fail counts a failed slot and lists it while failedSlots has room.
@@ -286,6 +323,13 @@ func (bs *backfillSyncer) startSlots(ctx context.Context) error {
 			bs.b.Next = nil
 			return nil
 		}
+		if bs.b.Succeeded+bs.b.Failed+bs.b.Skipped+int32(len(bs.b.Active)) >= cronjobv1.MaxBackfillSlots {
+			// The schedule was edited into a denser one mid-range: the run stops at the bound.
+			bs.event(corev1.EventTypeWarning, cronjobv1.ReasonTooManySlots, "Backfill", "The range holds more than %d slots since the CronJob's schedule changed: slots from %s on do not run; backfill them with another CronJobRun",
+				cronjobv1.MaxBackfillSlots, bs.format(slot))
+			bs.b.Next = nil
+			return nil
+		}
 		started, err := bs.startSlot(ctx, slot)
 		if err != nil || !started {
 			return err
@@ -324,8 +368,16 @@ func (bs *backfillSyncer) startSlot(ctx context.Context, t time.Time) (bool, err
 		return false, fmt.Errorf("getting job %s: %w", slot.JobName, err)
 	}
 	if rec := recentRun(bs.cj, slot.JobName); rec != nil {
-		slot.Reason = cronjobv1.ReasonJobExisted
-		bs.skip(slot)
+		switch {
+		case !bs.ownRecord(rec):
+			slot.Reason = cronjobv1.ReasonJobExisted
+			bs.skip(slot)
+		case rec.Result == cronjobv1.RunResultRunning:
+			// This run's Job, created before a lost status write and gone since: wait for its record.
+			bs.b.Active = append(bs.b.Active, slot)
+		default:
+			bs.recorded(slot, rec)
+		}
 		return true, nil
 	}
 	if admitted, err := bs.admitSlot(ctx); err != nil || !admitted {

@@ -386,6 +386,7 @@ func TestBackfillSurvivesLostStatusWrites(t *testing.T) {
 func TestBackfillJobGoneBeforeItEnded(t *testing.T) {
 	cases := map[string]struct {
 		record    *cronjobv1.RunRecord // the CronJob's recentRuns entry of the Job, if any
+		active    bool                 // the CronJob's status.active lists the Job
 		want      cronjobv1.BackfillStatus
 		wantPhase cronjobv1.CronJobRunPhase
 	}{
@@ -400,6 +401,18 @@ func TestBackfillJobGoneBeforeItEnded(t *testing.T) {
 				FailedSlots: []cronjobv1.BackfillSlot{{ScheduledTime: metav1.NewTime(HM(5, 0)), JobName: JobName(HM(5, 0)), Reason: cronjobv1.ReasonRunTimedOut}}},
 			wantPhase: cronjobv1.RunFailed,
 		},
+		"deleted, the CronJob's status.active still lists it (its end not recorded yet): the slot waits": {
+			active: true,
+			want: cronjobv1.BackfillStatus{Total: 1, Running: 1,
+				Active: []cronjobv1.BackfillSlot{{ScheduledTime: metav1.NewTime(HM(5, 0)), JobName: JobName(HM(5, 0))}}},
+			wantPhase: cronjobv1.RunRunning,
+		},
+		"deleted, recentRuns still says Running: the slot waits": {
+			record: &cronjobv1.RunRecord{JobName: JobName(HM(5, 0)), Result: cronjobv1.RunResultRunning, StartTime: metav1.NewTime(IsTime)},
+			want: cronjobv1.BackfillStatus{Total: 1, Running: 1,
+				Active: []cronjobv1.BackfillSlot{{ScheduledTime: metav1.NewTime(HM(5, 0)), JobName: JobName(HM(5, 0))}}},
+			wantPhase: cronjobv1.RunRunning,
+		},
 		"deleted, no record": {
 			want: cronjobv1.BackfillStatus{Total: 1, Failed: 1,
 				FailedSlots: []cronjobv1.BackfillSlot{{ScheduledTime: metav1.NewTime(HM(5, 0)), JobName: JobName(HM(5, 0)), Reason: cronjobv1.ReasonJobDeleted}}},
@@ -413,12 +426,15 @@ func TestBackfillJobGoneBeforeItEnded(t *testing.T) {
 			if err := f.client.Delete(context.Background(), f.job(t, JobName(HM(5, 0)))); err != nil {
 				t.Fatal(err)
 			}
+			cj := f.cronJob(t)
 			if tc.record != nil {
-				cj := f.cronJob(t)
 				cj.Status.RecentRuns = []cronjobv1.RunRecord{*tc.record}
-				if err := f.client.Status().Update(context.Background(), cj); err != nil {
-					t.Fatal(err)
-				}
+			}
+			if tc.active {
+				cj.Status.Active = []corev1.ObjectReference{{Name: JobName(HM(5, 0))}}
+			}
+			if err := f.client.Status().Update(context.Background(), cj); err != nil {
+				t.Fatal(err)
 			}
 			f.mustReconcileRun(t, "backfill")
 			run := f.run(t, "backfill")
@@ -482,5 +498,52 @@ func TestBackfillParallelismRaisedWhileRunning(t *testing.T) {
 	f.mustReconcileRun(t, "backfill")
 	if diff := cmp.Diff(hours(1, 2, 3, 4), f.jobNames(t)); diff != "" {
 		t.Errorf("Jobs after parallelism 1 -> 4 (-want +got):\n%s", diff)
+	}
+}
+
+// TestBackfillReadErrorKeepsTheSlotsNotLookedAt: a read of one running slot's Job fails in the middle of
+// the list; the slots before it that ended are counted once, the others stay running as they were.
+func TestBackfillReadErrorKeepsTheSlotsNotLookedAt(t *testing.T) {
+	fail := false
+	funcs := interceptor.Funcs{Get: func(ctx context.Context, c client.WithWatch, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+		if _, ok := obj.(*batchv1.Job); ok && fail && key.Name == JobName(HM(7, 0)) {
+			return apierrors.NewServiceUnavailable("etcd is slow")
+		}
+		return c.Get(ctx, key, obj, opts...)
+	}}
+	f := newRunFixture(t, IsTime, funcs, CronJobOf(Hourly()), backfillRun(HM(5, 0), HM(8, 0)).Parallelism(3).Obj())
+	f.mustReconcileRun(t, "backfill")
+	f.finishJob(t, JobName(HM(5, 0)))
+	fail = true
+	if _, err := f.reconcileRun(t, "backfill"); err == nil {
+		t.Fatal("the failed read was not returned")
+	}
+	b := f.run(t, "backfill").Status.Backfill
+	want := []cronjobv1.BackfillSlot{{ScheduledTime: metav1.NewTime(HM(6, 0)), JobName: JobName(HM(6, 0))}, {ScheduledTime: metav1.NewTime(HM(7, 0)), JobName: JobName(HM(7, 0))}}
+	if b.Succeeded != 1 || !cmp.Equal(want, b.Active) {
+		t.Errorf("succeeded %d, active %v; want 1 and 06:00, 07:00 once each", b.Succeeded, b.Active)
+	}
+	fail = false
+	got := f.drive(t, &createLog{}, succeed)
+	if fb := got.final.Status.Backfill; fb.Total != 4 || fb.Succeeded != 4 {
+		t.Errorf("final total %d, succeeded %d; want 4 and 4", fb.Total, fb.Succeeded)
+	}
+}
+
+// TestBackfillOwnJobGoneAfterALostStatusWrite: the run created the 05:00 Job, its status write was lost,
+// the Job failed and its TTL deleted it; the CronJob recorded the failure. The next reconcile counts the
+// slot as failed, from that record, and neither skips nor runs it again.
+func TestBackfillOwnJobGoneAfterALostStatusWrite(t *testing.T) {
+	f := newRunFixture(t, IsTime, interceptor.Funcs{}, CronJobOf(Hourly()), backfillRun(HM(5, 0), HM(5, 0)).Obj())
+	cj := f.cronJob(t)
+	cj.Status.RecentRuns = []cronjobv1.RunRecord{{JobName: JobName(HM(5, 0)), Trigger: cronjobv1.TriggeredByBackfill, StartTime: metav1.NewTime(IsTime.Add(time.Second)),
+		Result: cronjobv1.RunResultFailed, Reason: "BackoffLimitExceeded"}}
+	if err := f.client.Status().Update(context.Background(), cj); err != nil {
+		t.Fatal(err)
+	}
+	f.mustReconcileRun(t, "backfill")
+	run := f.run(t, "backfill")
+	if b := run.Status.Backfill; run.Status.Phase != cronjobv1.RunFailed || b.Failed != 1 || b.Skipped != 0 || len(f.jobNames(t)) != 0 {
+		t.Errorf("phase %s, %+v, Jobs %v; want Failed with the slot failed (BackoffLimitExceeded), none run again", run.Status.Phase, b, f.jobNames(t))
 	}
 }

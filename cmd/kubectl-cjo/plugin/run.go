@@ -122,7 +122,7 @@ func (e *env) waitForRun(ctx context.Context, c Client, run *cronjobv1.CronJobRu
 	if b := run.Status.Backfill; b != nil {
 		_, _ = fmt.Fprintf(e.out, "cronjobrun.batch.cronjob-operator.dev/%s %s%s\n", run.Name, run.Status.Phase, msg)
 		for _, slot := range b.FailedSlots {
-			_, _ = fmt.Fprintf(e.out, "failed slot %s\tjob %s\t%s\n", slot.ScheduledTime.Format(time.RFC3339), slot.JobName, slot.Reason)
+			_, _ = fmt.Fprintf(e.out, "failed slot %s\tjob %s\t%s\n", slot.ScheduledTime.UTC().Format(time.RFC3339), slot.JobName, slot.Reason)
 		}
 		if n := int(b.Failed) - len(b.FailedSlots); n > 0 {
 			_, _ = fmt.Fprintf(e.out, "and %d more failed slots\n", n)
