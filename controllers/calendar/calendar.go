@@ -63,27 +63,49 @@ func Validate(spec cronjobv1.CronCalendarSpec) field.ErrorList {
 	return errs
 }
 
+// compile builds the Calendar of spec, one kind of entry after the other, and every error with its path.
 func compile(spec cronjobv1.CronCalendarSpec) (*Calendar, field.ErrorList) {
-	var errs field.ErrorList
 	root := field.NewPath("spec")
 	c := &Calendar{loc: time.UTC, dates: map[string]bool{}, byYear: map[int]map[string]string{}}
-	if spec.TimeZone != nil {
-		// schedule.Parse applies the CronJob rules for a zone (known, not Local).
-		if _, loc, err := schedule.Parse("@daily", spec.TimeZone); err != nil {
-			errs = append(errs, field.Invalid(root.Child("timeZone"), *spec.TimeZone, "not a known IANA time zone: use a name such as \"Europe/Berlin\", or leave it unset for UTC"))
-		} else {
-			c.loc = loc
-		}
+	errs := c.setZone(root, spec.TimeZone)
+	errs = append(errs, c.addDates(root.Child("excludeDates"), spec.ExcludeDates)...)
+	errs = append(errs, c.addRanges(root.Child("excludeRanges"), spec.ExcludeRanges)...)
+	errs = append(errs, c.addSchedules(root.Child("excludeSchedules"), spec.ExcludeSchedules)...)
+	errs = append(errs, c.addHolidays(root.Child("holidays"), spec.Holidays)...)
+	return c, errs
+}
+
+// setZone reads timeZone with the CronJob's rules for a zone (known, not Local); unset is UTC.
+func (c *Calendar) setZone(root *field.Path, tz *string) field.ErrorList {
+	if tz == nil {
+		return nil
 	}
-	for i, d := range spec.ExcludeDates {
+	_, loc, err := schedule.Parse("@daily", tz)
+	if err != nil {
+		return field.ErrorList{field.Invalid(root.Child("timeZone"), *tz, "not a known IANA time zone: use a name such as \"Europe/Berlin\", or leave it unset for UTC")}
+	}
+	c.loc = loc
+	return nil
+}
+
+// addDates adds excludeDates.
+func (c *Calendar) addDates(p *field.Path, dates []string) field.ErrorList {
+	var errs field.ErrorList
+	for i, d := range dates {
 		if _, err := time.Parse(time.DateOnly, d); err != nil {
-			errs = append(errs, field.Invalid(root.Child("excludeDates").Index(i), d, "not a date that exists: write YYYY-MM-DD, such as 2026-12-24"))
+			errs = append(errs, field.Invalid(p.Index(i), d, "not a date that exists: write YYYY-MM-DD, such as 2026-12-24"))
 			continue
 		}
 		c.dates[d] = true
 	}
-	for i, r := range spec.ExcludeRanges {
-		p := root.Child("excludeRanges").Index(i)
+	return errs
+}
+
+// addRanges adds excludeRanges, read in the calendar's zone (setZone first).
+func (c *Calendar) addRanges(root *field.Path, ranges []cronjobv1.CalendarRange) field.ErrorList {
+	var errs field.ErrorList
+	for i, r := range ranges {
+		p := root.Index(i)
 		start, serr := c.wallTime(r.Start, false)
 		if serr != nil {
 			errs = append(errs, field.Invalid(p.Child("start"), r.Start, serr.Error()))
@@ -92,16 +114,23 @@ func compile(spec cronjobv1.CronCalendarSpec) (*Calendar, field.ErrorList) {
 		if eerr != nil {
 			errs = append(errs, field.Invalid(p.Child("end"), r.End, eerr.Error()))
 		}
-		if serr == nil && eerr == nil {
-			if !end.After(start) {
-				errs = append(errs, field.Invalid(p, r, fmt.Sprintf("the range %s to %s excludes nothing: end must come after start (a date as end excludes that whole day)", r.Start, r.End)))
-				continue
-			}
-			c.ranges = append(c.ranges, span{start: start, end: end, text: fmt.Sprintf("excludeRanges[%d] %s to %s", i, r.Start, r.End)})
+		if serr != nil || eerr != nil {
+			continue
 		}
+		if !end.After(start) {
+			errs = append(errs, field.Invalid(p, r, fmt.Sprintf("the range %s to %s excludes nothing: end must come after start (a date as end excludes that whole day)", r.Start, r.End)))
+			continue
+		}
+		c.ranges = append(c.ranges, span{start: start, end: end, text: fmt.Sprintf("excludeRanges[%d] %s to %s", i, r.Start, r.End)})
 	}
-	for i, expr := range spec.ExcludeSchedules {
-		p := root.Child("excludeSchedules").Index(i)
+	return errs
+}
+
+// addSchedules adds excludeSchedules, parsed in the calendar's zone (setZone first).
+func (c *Calendar) addSchedules(root *field.Path, exprs []string) field.ErrorList {
+	var errs field.ErrorList
+	for i, expr := range exprs {
+		p := root.Index(i)
 		if strings.HasPrefix(strings.TrimSpace(expr), "@") {
 			errs = append(errs, field.Invalid(p, expr, "descriptors and @every name instants, not spans: write five fields such as \"* 16-23 * * FRI\" (every minute of Friday from 16:00)"))
 			continue
@@ -114,8 +143,14 @@ func compile(spec cronjobv1.CronCalendarSpec) (*Calendar, field.ErrorList) {
 		}
 		c.schedules = append(c.schedules, excludedSchedule{sched: s, text: fmt.Sprintf("excludeSchedules[%d] %q", i, expr)})
 	}
-	for i, h := range spec.Holidays {
-		p := root.Child("holidays").Index(i)
+	return errs
+}
+
+// addHolidays adds the holiday sets of holidays, from the generated tables (holidays_gen.go).
+func (c *Calendar) addHolidays(root *field.Path, sets []cronjobv1.HolidaySet) field.ErrorList {
+	var errs field.ErrorList
+	for i, h := range sets {
+		p := root.Index(i)
 		table, ok := holidayTables[h.Country]
 		if !ok {
 			errs = append(errs, field.NotSupported(p.Child("country"), h.Country, Countries()))
@@ -137,7 +172,7 @@ func compile(spec cronjobv1.CronCalendarSpec) (*Calendar, field.ErrorList) {
 		}
 		c.holidays = append(c.holidays, set)
 	}
-	return c, errs
+	return errs
 }
 
 // wallTime reads a range bound in the calendar's zone: a date is its midnight, or, as an end, the next

@@ -82,13 +82,14 @@ func (s *syncer) setHealthy() (wake time.Time) {
 	deadline := time.Duration(*cj.Spec.SuccessDeadlineSeconds) * time.Second
 	ref, what := healthReference(cj)
 	due := ref.Add(deadline)
+	pause := plannedPause(cj, s.now)
 	switch {
 	case ptr.Deref(cj.Spec.Suspend, false) && !paused(cj):
 		cond.Status, cond.Reason = metav1.ConditionTrue, cronjobv1.ReasonHealthSuspended
 		cond.Message = "spec.suspend is true: the dead-man's switch waits, and counts from the resume"
-	case plannedPause(cj, s.now) != "":
+	case pause != "":
 		cond.Status, cond.Reason = metav1.ConditionTrue, cronjobv1.ReasonHealthSuspended
-		cond.Message = plannedPause(cj, s.now)
+		cond.Message = pause
 	case s.now.Before(due):
 		cond.Status, cond.Reason = metav1.ConditionTrue, cronjobv1.ReasonSucceededRecently
 		cond.Message = fmt.Sprintf("successDeadlineSeconds %d: counting from the %s at %s; due by %s",

@@ -58,6 +58,19 @@ func runPlanSteps(t *testing.T, f *fixture, steps []planStep) {
 	}
 }
 
+// setHolidays edits the stored CronCalendar "holidays" to exclude the given dates instead.
+func (f *fixture) setHolidays(t *testing.T, dates ...string) {
+	t.Helper()
+	var cal cronjobv1.CronCalendar
+	if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: "holidays"}, &cal); err != nil {
+		t.Fatal(err)
+	}
+	cal.Spec.ExcludeDates = dates
+	if err := f.client.Update(context.Background(), &cal); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // holidaysCalendar is the CronCalendar "holidays" that excludes the given dates (YYYY-MM-DD, UTC).
 func holidaysCalendar(dates ...string) *cronjobv1.CronCalendar {
 	return &cronjobv1.CronCalendar{
@@ -146,16 +159,7 @@ func TestPlannedRuns(t *testing.T) {
 // already past do not start, and the next one does.
 func TestCalendarChangeStartsNoSurpriseRun(t *testing.T) {
 	for name, change := range map[string]func(t *testing.T, f *fixture){
-		"the calendar edited to exclude only a date in 2030": func(t *testing.T, f *fixture) {
-			var cal cronjobv1.CronCalendar
-			if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: "holidays"}, &cal); err != nil {
-				t.Fatal(err)
-			}
-			cal.Spec.ExcludeDates = []string{"2030-01-01"}
-			if err := f.client.Update(context.Background(), &cal); err != nil {
-				t.Fatal(err)
-			}
-		},
+		"the calendar edited to exclude only a date in 2030": func(t *testing.T, f *fixture) { f.setHolidays(t, "2030-01-01") },
 		"the calendar deleted (then missing: nothing starts at all)": func(t *testing.T, f *fixture) {
 			if err := f.client.Delete(context.Background(), holidaysCalendar()); err != nil {
 				t.Fatal(err)
@@ -318,14 +322,7 @@ func TestCalendarReadErrorKeepsThePlan(t *testing.T) {
 		t.Errorf("plan %q after a failed read, want %q kept", got, plan)
 	}
 	failing = false
-	var cal cronjobv1.CronCalendar
-	if err := f.client.Get(context.Background(), client.ObjectKey{Namespace: Namespace, Name: "holidays"}, &cal); err != nil {
-		t.Fatal(err)
-	}
-	cal.Spec.ExcludeDates = []string{"2030-01-01"}
-	if err := f.client.Update(context.Background(), &cal); err != nil {
-		t.Fatal(err)
-	}
+	f.setHolidays(t, "2030-01-01")
 	f.setTime(HM(12, 30))
 	if out := f.outcome(); out.Err != nil {
 		t.Fatal(out.Err)

@@ -90,12 +90,16 @@ func (e *env) backfill(ctx context.Context, name string, o backfillOptions) erro
 	if run.Spec.Parameters, err = parseParameters(o.run.parameters); err != nil {
 		return err
 	}
-	if err := checkParameters(ctx, c, ns, name, run.Spec.Parameters); err != nil {
-		return err
-	}
-	summary, err := e.countSlots(ctx, c, ns, name, from, to)
-	if err != nil {
-		return err
+	// The CronJob, read once, checks the values and counts the slots; one that cannot be read leaves both
+	// to admission and the controller.
+	summary := ""
+	if cj, err := c.GetCronJob(ctx, ns, name); err == nil {
+		if err := parameterErrors(cj, ns, run.Spec.Parameters); err != nil {
+			return err
+		}
+		if summary, err = e.countSlots(ctx, cj, from, to); err != nil {
+			return err
+		}
 	}
 	if run, err = c.CreateRun(ctx, run); err != nil {
 		return fmt.Errorf("creating a CronJobRun of CronJob %s in namespace %s: %w", name, ns, err)
@@ -109,13 +113,10 @@ func (e *env) backfill(ctx context.Context, name string, o backfillOptions) erro
 
 // countSlots counts the CronJob's slots in [from, to] with the controller's schedule math and its
 // calendars, and returns " (N slots from FIRST to LAST)" for the output line. A range without a slot or
-// with more than MaxBackfillSlots is an error; a CronJob or calendar that cannot be read gives "" (the
-// webhook and the controller count them).
-func (e *env) countSlots(ctx context.Context, c Client, ns, name string, from, to time.Time) (string, error) {
-	cj, err := c.GetCronJob(ctx, ns, name)
-	if err != nil {
-		return "", nil //nolint:nilerr // admission warns about a missing CronJob; the controller rejects the run
-	}
+// with more than MaxBackfillSlots is an error; a calendar that cannot be read gives "" (the webhook and
+// the controller count them).
+func (e *env) countSlots(ctx context.Context, cj *cronjobv1.CronJob, from, to time.Time) (string, error) {
+	name := cj.Name
 	cals, err := e.calendars(ctx, cj)
 	if err != nil {
 		return "", nil //nolint:nilerr // the controller holds the run until the calendar can be read

@@ -166,6 +166,12 @@ func checkParameters(ctx context.Context, c Client, ns, name string, values []cr
 	if err != nil {
 		return nil //nolint:nilerr // admission warns about a missing CronJob; the controller checks the values
 	}
+	return parameterErrors(cj, ns, values)
+}
+
+// parameterErrors is checkParameters once the CronJob cj is read.
+func parameterErrors(cj *cronjobv1.CronJob, ns string, values []cronjobv1.ParameterValue) error {
+	name := cj.Name
 	var msgs []string
 	for _, v := range values {
 		for _, e := range parameters.Check(cj, []cronjobv1.ParameterValue{v}) {
