@@ -60,6 +60,7 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.certs.secret, "webhook-cert-secret", "cronjob-operator-webhook-server-cert", "Secret, in the manager's namespace, that holds the webhook serving certificate.")
 	fs.StringVar(&o.certs.service, "webhook-service", "cronjob-operator-webhook-service", "Service in front of the webhook server; the certificate is issued for <service>.<namespace>.svc.")
 	fs.StringVar(&o.certs.validating, "validating-webhook-configuration", "cronjob-operator-validating-webhook-configuration", "ValidatingWebhookConfiguration whose caBundle the rotator keeps.")
+	fs.StringVar(&o.certs.conversion, "conversion-crd", "cronjobs.batch.cronjob-operator.dev", "CustomResourceDefinition whose conversion webhook caBundle the rotator keeps (the CronJob CRD, served as v1 and v2); empty: none.")
 	fs.StringVar(&o.watchNamespaces, "watch-namespaces", "", "Comma-separated namespaces whose CronJobs the manager runs (and whose Jobs it caches); empty means all. With a list the manager needs rights in those namespaces only (config/namespaced).")
 	fs.IntVar(&o.maxConcurrent, "max-concurrent-reconciles", 4, "How many CronJobs are reconciled in parallel, by the CronJob controller and, for their CronJobRuns, by the CronJobRun controller.")
 	fs.IntVar(&o.maxWaitingRuns, "max-waiting-runs-per-cronjob", 100, "How many Pending CronJobRuns (waiting for the CronJob's concurrency policy) one CronJob may have; a new one beyond it is Rejected (TooManyWaitingRuns). Negative: no limit.")

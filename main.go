@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	cronjobv2 "github.com/cronjob-operator/cronjob-operator/api/v2"
 	"github.com/cronjob-operator/cronjob-operator/controllers"
 )
 
@@ -77,6 +78,7 @@ func newManager(cfg *rest.Config, o *options) (ctrl.Manager, error) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(cronjobv1.AddToScheme(scheme))
+	utilruntime.Must(cronjobv2.AddToScheme(scheme))
 
 	cfg.QPS = float32(o.qps)
 	cfg.Burst = o.burst

@@ -15,7 +15,8 @@ import (
 // The manager provisions its webhook serving certificate itself, so that the webhooks work in a cluster
 // with no cert-manager (an offline kind cluster, say). The rotator reads its Secret and the validating webhook
 // configuration from an informer cache (list and watch), writes the certificate into the Secret and the
-// CA into the caBundle of the configuration (update), and does nothing else with them: the Secret ships
+// CA into the caBundle of the configuration and of the CronJob CRD's conversion webhook (update), and does
+// nothing else with them: the Secret ships
 // empty with the manager (config/webhook), so it is never created. Each rule is limited to the object's
 // name: the Secret's as config/webhook names it (kustomize's namePrefix renames it in the rule too), the
 // configuration's as deployed (kustomize renames no resourceNames of its), the default of
@@ -29,6 +30,7 @@ import (
 //
 // +kubebuilder:rbac:groups="",namespace=system,resources=secrets,resourceNames=webhook-server-cert,verbs=list;watch;update
 // +kubebuilder:rbac:groups=admissionregistration.k8s.io,resources=validatingwebhookconfigurations,resourceNames=cronjob-operator-validating-webhook-configuration,verbs=list;watch;update
+// +kubebuilder:rbac:groups=apiextensions.k8s.io,resources=customresourcedefinitions,resourceNames=cronjobs.batch.cronjob-operator.dev,verbs=list;watch;update
 
 // webhookCertOptions says where the webhook serving certificate comes from.
 type webhookCertOptions struct {
@@ -45,6 +47,9 @@ type webhookCertOptions struct {
 	service string
 	// validating names the webhook configuration whose caBundle is kept in step.
 	validating string
+	// conversion names the CustomResourceDefinition whose conversion webhook's caBundle is kept in step
+	// (CronJob's, served as v1 and v2); empty: none.
+	conversion string
 }
 
 // addWebhookCertRotator registers cert-controller's rotator with the manager when o.rotate is set, and
@@ -66,10 +71,16 @@ func addWebhookCertRotator(mgr ctrl.Manager, o webhookCertOptions) (<-chan struc
 	// The rotator makes its own cache of Secrets in ns and of webhook configurations from mgr.GetConfig(),
 	// with no way to narrow it; the config it is given asks for its two objects by name, so the manager
 	// needs no right to read the other Secrets of its namespace or other webhook configurations.
-	scoped := configManager{Manager: mgr, cfg: nameScopedConfig(mgr.GetConfig(), map[string]string{
+	collections := map[string]string{
 		"/api/v1/namespaces/" + ns + "/secrets":                                 o.secret,
 		"/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations": o.validating,
-	})}
+	}
+	webhooks := []rotator.WebhookInfo{{Name: o.validating, Type: rotator.Validating}}
+	if o.conversion != "" {
+		collections["/apis/apiextensions.k8s.io/v1/customresourcedefinitions"] = o.conversion
+		webhooks = append(webhooks, rotator.WebhookInfo{Name: o.conversion, Type: rotator.CRDConversion})
+	}
+	scoped := configManager{Manager: mgr, cfg: nameScopedConfig(mgr.GetConfig(), collections)}
 	err = rotator.AddRotator(scoped, &rotator.CertRotator{
 		SecretKey:      types.NamespacedName{Namespace: ns, Name: o.secret},
 		CertDir:        o.files.dir,
@@ -80,9 +91,7 @@ func addWebhookCertRotator(mgr ctrl.Manager, o webhookCertOptions) (<-chan struc
 		DNSName:        fmt.Sprintf("%s.%s.svc", o.service, ns),
 		ExtraDNSNames:  []string{fmt.Sprintf("%s.%s.svc.cluster.local", o.service, ns)},
 		IsReady:        ready,
-		Webhooks: []rotator.WebhookInfo{
-			{Name: o.validating, Type: rotator.Validating},
-		},
+		Webhooks:       webhooks,
 		RequireLeaderElection: false,
 	})
 	if err != nil {

@@ -10,9 +10,11 @@ import (
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -44,7 +46,10 @@ var _ = Describe("Webhook certificate rotation", Ordered, func() {
 		cfg, err := env.Start()
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(env.Stop)
-		c, err = client.New(cfg, client.Options{})
+		scheme := runtime.NewScheme()
+		Expect(clientgoscheme.AddToScheme(scheme)).To(Succeed())
+		Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
+		c, err = client.New(cfg, client.Options{Scheme: scheme})
 		Expect(err).NotTo(HaveOccurred())
 
 		By("applying config/default's RBAC, Secret and webhook configurations")
@@ -53,7 +58,7 @@ var _ = Describe("Webhook certificate rotation", Ordered, func() {
 		Expect(framework.ApplyRBAC(ctx, c, rendered)).To(Succeed())
 		for _, o := range rendered {
 			switch o.GetKind() {
-			case "Secret", "ValidatingWebhookConfiguration":
+			case "Secret", "ValidatingWebhookConfiguration", "CustomResourceDefinition":
 				Expect(c.Create(ctx, o.DeepCopy())).To(Succeed())
 			}
 		}
@@ -100,6 +105,12 @@ var _ = Describe("Webhook certificate rotation", Ordered, func() {
 			for _, w := range validating.Webhooks {
 				Expect(bytes.Equal(w.ClientConfig.CABundle, secret.Data["ca.crt"])).To(BeTrue(), "caBundle of %s", w.Name)
 			}
+			crd := &apiextensionsv1.CustomResourceDefinition{}
+			Eventually(func(g Gomega) {
+				g.Expect(c.Get(ctx, client.ObjectKey{Name: "cronjobs.batch.cronjob-operator.dev"}, crd)).To(Succeed())
+				g.Expect(crd.Spec.Conversion.Webhook.ClientConfig.CABundle).To(Equal(secret.Data["ca.crt"]),
+					"the CronJob CRD's conversion webhook trusts the CA")
+			}).Should(Succeed())
 
 			By("checking that the stranger's objects are as they were")
 			Consistently(func(g Gomega) {
@@ -124,6 +135,7 @@ func startRotator(ctx context.Context, admin *rest.Config, certDir string) <-cha
 	scheme := runtime.NewScheme()
 	Expect(corev1.AddToScheme(scheme)).To(Succeed())
 	Expect(admissionregistrationv1.AddToScheme(scheme)).To(Succeed())
+	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
@@ -137,6 +149,7 @@ func startRotator(ctx context.Context, admin *rest.Config, certDir string) <-cha
 		secret:     "cronjob-operator-webhook-server-cert",
 		service:    "cronjob-operator-webhook-service",
 		validating: "cronjob-operator-validating-webhook-configuration",
+		conversion: "cronjobs.batch.cronjob-operator.dev",
 	})
 	Expect(err).NotTo(HaveOccurred())
 	mgrCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))

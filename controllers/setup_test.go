@@ -199,7 +199,7 @@ func TestSetupRegistersTheWebhooksOnlyOnceTheCertificatesAreReady(t *testing.T) 
 	g.Eventually(rig.ctrl.WebhooksRegistered()).WithTimeout(30 * time.Second).Should(gomega.BeClosed())
 	g.Expect(rig.webhooks.paths()).To(gomega.ConsistOf(
 		"/validate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjobrun",
-		"/validate-batch-cronjob-operator-dev-v1-croncalendar", cronjobwebhooks.RetiredMutatingPath),
+		"/validate-batch-cronjob-operator-dev-v1-croncalendar", cronjobwebhooks.RetiredMutatingPath, "/convert"),
 		"registered before WebhooksRegistered is closed")
 }
 
@@ -218,7 +218,7 @@ func TestSetupRegistersTheWebhooksOnAReplicaThatIsNotTheLeader(t *testing.T) {
 	// Service sends it admission requests: it must serve them, not answer 404.
 	g.Eventually(rig.webhooks.paths).WithTimeout(30 * time.Second).Should(gomega.ConsistOf(
 		"/validate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjobrun",
-		"/validate-batch-cronjob-operator-dev-v1-croncalendar", cronjobwebhooks.RetiredMutatingPath))
+		"/validate-batch-cronjob-operator-dev-v1-croncalendar", cronjobwebhooks.RetiredMutatingPath, "/convert"))
 }
 
 // neverElected is a leader election lock that another replica holds for ever.
@@ -242,7 +242,7 @@ func TestSetupRegistersTheWebhooksAtOnceWithoutCertsReady(t *testing.T) {
 	rig := newSetupRig(t, g, TopOfTheHour, &WebhookOptions{})
 	g.Expect(rig.webhooks.paths()).To(gomega.ConsistOf(
 		"/validate-batch-cronjob-operator-dev-v1-cronjob", "/validate-batch-cronjob-operator-dev-v1-cronjobrun",
-		"/validate-batch-cronjob-operator-dev-v1-croncalendar", cronjobwebhooks.RetiredMutatingPath))
+		"/validate-batch-cronjob-operator-dev-v1-croncalendar", cronjobwebhooks.RetiredMutatingPath, "/convert"))
 	g.Expect(rig.ctrl.WebhooksRegistered()).To(gomega.BeClosed())
 }
 

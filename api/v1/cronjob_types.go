@@ -610,6 +610,7 @@ type ActiveWindow struct {
 
 // CronJob runs a Job on a cron schedule, like batch/v1 CronJob.
 // +kubebuilder:object:root=true
+// +kubebuilder:storageversion
 // +kubebuilder:subresource:status
 // +kubebuilder:resource:shortName=cjo,categories=all
 // +kubebuilder:printcolumn:name="Schedule",type=string,JSONPath=`.spec.schedule`

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	cronjobv2 "github.com/cronjob-operator/cronjob-operator/api/v2"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/clocks"
 	"github.com/cronjob-operator/cronjob-operator/controllers/schedule"
 )
@@ -92,13 +93,40 @@ type CronJobCustomValidator struct {
 // ValidateCreate checks the schedule, time zone and jitter, and the template with the preflight. The error
 // is a 422 Invalid status listing each field with what to fix.
 func (v *CronJobCustomValidator) ValidateCreate(ctx context.Context, cj *cronjobv1.CronJob) (admission.Warnings, error) {
-	return v.validate(ctx, cj, nil)
+	w, err := v.validate(ctx, cj, nil)
+	return inRequestVersion(ctx, w, err)
 }
 
 // ValidateUpdate checks the schedule, time zone and jitter when one of them changed, the template when it
 // changed.
 func (v *CronJobCustomValidator) ValidateUpdate(ctx context.Context, old, cj *cronjobv1.CronJob) (admission.Warnings, error) {
-	return v.validate(ctx, cj, old)
+	w, err := v.validate(ctx, cj, old)
+	return inRequestVersion(ctx, w, err)
+}
+
+// inRequestVersion names the fields of warnings and err by their v2 places when the request came in v2:
+// the webhook is registered for v1 only (matchPolicy Equivalent), so the API server sends it the v1 form
+// of a v2 object, and the v1 paths would name fields the user never wrote. A v1 request, or one without
+// its admission request in ctx (a unit test calling the validator), is returned as it is.
+func inRequestVersion(ctx context.Context, warnings admission.Warnings, err error) (admission.Warnings, error) {
+	req, reqErr := admission.RequestFromContext(ctx)
+	if reqErr != nil || req.RequestKind == nil || req.RequestKind.Version != cronjobv2.GroupVersion.Version {
+		return warnings, err
+	}
+	for i := range warnings {
+		warnings[i] = cronjobv2.V2Paths(warnings[i])
+	}
+	var status *apierrors.StatusError
+	if errors.As(err, &status) {
+		status.ErrStatus.Message = cronjobv2.V2Paths(status.ErrStatus.Message)
+		if d := status.ErrStatus.Details; d != nil {
+			for i := range d.Causes {
+				d.Causes[i].Field = cronjobv2.V2Paths(d.Causes[i].Field)
+				d.Causes[i].Message = cronjobv2.V2Paths(d.Causes[i].Message)
+			}
+		}
+	}
+	return warnings, err
 }
 
 // ValidateDelete admits every delete.

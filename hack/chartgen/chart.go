@@ -104,10 +104,18 @@ func newChart(base, full []object) (*chart, error) {
 // builds have it (what the optional components change in it).
 func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 	t := newTemplate()
-	if o.kind() != kindCRD {
-		replaceStrings(map[string]any(o), c.namespace, nsToken)
-		if fullVersion != nil {
-			replaceStrings(map[string]any(fullVersion), c.namespace, nsToken)
+	for _, v := range []object{o, fullVersion} {
+		switch {
+		case v == nil:
+		case v.kind() != kindCRD:
+			replaceStrings(map[string]any(v), c.namespace, nsToken)
+		default:
+			// Only where a CRD names the release's namespace: the conversion webhook's Service and the CA
+			// injector's Certificate (its schema's descriptions stay as they are).
+			if spec, ok := v["spec"].(map[string]any); ok {
+				replaceStrings(spec["conversion"], c.namespace, nsToken)
+			}
+			replaceStrings(v.metadata()["annotations"], c.namespace, nsToken)
 		}
 	}
 	escapeTemplateText(t, map[string]any(o))

@@ -72,10 +72,14 @@ func run(o options) int {
 	ctrllog.SetLogger(funcr.New(func(prefix, args string) { logf("%s %s", prefix, args) }, funcr.Options{}))
 
 	logf("starting kube-apiserver and etcd from %s", o.assets)
+	crds, err := cluster.StoredVersionOnlyCRDs(o.crds)
+	if err != nil {
+		logf("%v", err)
+		return 1
+	}
 	env := &envtest.Environment{
 		BinaryAssetsDirectory: o.assets,
-		CRDDirectoryPaths:     []string{o.crds},
-		ErrorIfCRDPathMissing: true,
+		CRDs:                  crds,
 	}
 	// Stop even after a failed Start: it may have left kube-apiserver or etcd running.
 	defer stopControlPlane(env)

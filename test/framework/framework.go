@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	cronjobv2 "github.com/cronjob-operator/cronjob-operator/api/v2"
 )
 
 // Framework runs one envtest control plane (kube-apiserver and etcd, no controllers: no garbage collector,
@@ -46,6 +47,7 @@ func Scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(cronjobv1.AddToScheme(s))
+	utilruntime.Must(cronjobv2.AddToScheme(s))
 	return s
 }
 
@@ -75,6 +77,9 @@ func (f *Framework) Init() (*rest.Config, client.Client) {
 		ErrorIfCRDPathMissing: true,
 		WebhookInstallOptions: webhooks,
 		BinaryAssetsDirectory: assets,
+		// The CRDs are installed with the conversion webhook of every kind with several versions in the
+		// scheme (CronJob: v1 and v2) pointed at the test's webhook server, which serves /convert.
+		Scheme: Scheme(),
 	}
 	f.env.ControlPlane.APIServer = &envtest.APIServer{CertDir: f.certDir}
 	// On SIGTERM the API server waits for open requests to end; watches do not end by themselves, so

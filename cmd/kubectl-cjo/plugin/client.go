@@ -10,6 +10,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	cronjobv2 "github.com/cronjob-operator/cronjob-operator/api/v2"
 )
 
 // Client is what the commands ask of the cluster. Its errors are the API server's, as client-go returns
@@ -32,6 +33,7 @@ type Client interface {
 func Scheme() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(cronjobv1.AddToScheme(s))
+	utilruntime.Must(cronjobv2.AddToScheme(s))
 	return s
 }
 

@@ -23,6 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	cronjobv2 "github.com/cronjob-operator/cronjob-operator/api/v2"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
 )
 
@@ -31,6 +32,7 @@ var Scheme = sync.OnceValue(func() *runtime.Scheme {
 	s := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(s))
 	utilruntime.Must(cronjobv1.AddToScheme(s))
+	utilruntime.Must(cronjobv2.AddToScheme(s))
 	return s
 })
 
