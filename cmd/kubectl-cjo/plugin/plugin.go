@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
 
@@ -17,6 +18,9 @@ import (
 type Factory interface {
 	// Client returns a client of the cluster's CronJob API.
 	Client() (Client, error)
+	// RESTConfig returns the connection to the cluster, for the commands that need more than the CronJob
+	// API (migrate).
+	RESTConfig() (*rest.Config, error)
 	// Namespace returns the namespace the command acts in: -n/--namespace, else the kubeconfig context's,
 	// else "default".
 	Namespace() (string, error)
@@ -47,12 +51,20 @@ func (f *kubeconfigFactory) config() clientcmd.ClientConfig {
 }
 
 func (f *kubeconfigFactory) Client() (Client, error) {
+	cfg, err := f.RESTConfig()
+	if err != nil {
+		return nil, err
+	}
+	return NewClient(cfg)
+}
+
+func (f *kubeconfigFactory) RESTConfig() (*rest.Config, error) {
 	cfg, err := f.config().ClientConfig()
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
 	cfg.UserAgent = "kubectl-cjo"
-	return NewClient(cfg)
+	return cfg, nil
 }
 
 func (f *kubeconfigFactory) Namespace() (string, error) {
@@ -90,7 +102,7 @@ func newCommand(f Factory, clk clock.PassiveClock, out, errOut io.Writer, poll t
 	root.SetOut(out)
 	root.SetErr(errOut)
 	f.BindFlags(root)
-	root.AddCommand(e.runCommand(), e.backfillCommand(), e.suspendCommand(true), e.suspendCommand(false), e.nextCommand(), e.historyCommand())
+	root.AddCommand(e.runCommand(), e.backfillCommand(), e.suspendCommand(true), e.suspendCommand(false), e.nextCommand(), e.historyCommand(), e.migrateCommand())
 	return root
 }
 

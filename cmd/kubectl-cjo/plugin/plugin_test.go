@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/rest"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
@@ -29,6 +31,9 @@ type fakeFactory struct {
 
 func (f *fakeFactory) Client() (Client, error)    { return f.c.client, nil }
 func (f *fakeFactory) Namespace() (string, error) { return f.ns, nil }
+func (f *fakeFactory) RESTConfig() (*rest.Config, error) {
+	return nil, errors.New("the fake cluster serves the CronJob API only")
+}
 func (f *fakeFactory) BindFlags(cmd *cobra.Command) {
 	cmd.PersistentFlags().StringVarP(&f.ns, "namespace", "n", "team-a", "namespace")
 }
