@@ -121,6 +121,10 @@ soak-short: ## The soak's envtest phase with 6 leader kills (CI; about a minute)
 
 # kind e2e: the images, the cluster's name and the Ginkgo processes of `make e2e`.
 E2E_MANAGER_IMAGE ?= cronjob-operator.local/manager:e2e
+# The release before API v2 (issue 26), which the kind upgrade spec starts from: its image and its
+# config/e2e are built from this commit (hack/previous-release.sh).
+PREVIOUS_RELEASE ?= 9b225e6abe42e7c8baeac1e024acdaf308644746
+E2E_PREVIOUS_IMAGE ?= cronjob-operator.local/manager:previous
 E2E_CLUSTER ?= cronjob-operator-e2e
 E2E_PROCS ?= 4
 E2E_ARTIFACTS ?= $(abspath bin/e2e-artifacts)
@@ -136,14 +140,15 @@ kind-smoke: ## Create a kind cluster from the node image, run a busybox Job in i
 	eval "$$(hack/kind/docker.sh env)" && hack/kind/smoke.sh
 
 .PHONY: e2e-images
-e2e-images: ## Make the kind node image (pulled, or built offline: ~45-60 min cold, cached), the busybox image and the e2e manager image.
+e2e-images: ## Make the kind node image (pulled, or built offline: ~45-60 min cold, cached), the busybox image, the e2e manager image and the previous release's (the upgrade spec's).
 	hack/kind/node-image.sh > bin/kind-node-image
 	$(MAKE) docker-build IMG=$(E2E_MANAGER_IMAGE) GO_TAGS=e2e_faults
+	PREVIOUS_RELEASE=$(PREVIOUS_RELEASE) PREVIOUS_IMAGE=$(E2E_PREVIOUS_IMAGE) CONTAINER_TOOL=$(CONTAINER_TOOL) hack/previous-release.sh
 
 .PHONY: e2e
 e2e: manifests generate kustomize kubectl ginkgo helm ## Run the kind e2e and chaos suites (needs root for Docker). KEEP_CLUSTER=1 keeps the cluster.
 	eval "$$(hack/kind/docker.sh env)" && $(MAKE) e2e-images && \
-	E2E_NODE_IMAGE="$$(cat bin/kind-node-image)" E2E_MANAGER_IMAGE=$(E2E_MANAGER_IMAGE) E2E_CLUSTER=$(E2E_CLUSTER) \
+	E2E_NODE_IMAGE="$$(cat bin/kind-node-image)" E2E_MANAGER_IMAGE=$(E2E_MANAGER_IMAGE) E2E_PREVIOUS_IMAGE=$(E2E_PREVIOUS_IMAGE) E2E_CLUSTER=$(E2E_CLUSTER) \
 	E2E_ARTIFACTS=$(E2E_ARTIFACTS) KIND=$(LOCALBIN)/kind KUSTOMIZE=$(KUSTOMIZE) KUBECTL=$(KUBECTL) HELM=$(HELM) \
 	$(GINKGO) -tags e2e --procs=$(E2E_PROCS) --timeout=60m --poll-progress-after=120s -v \
 		--junit-report=junit.xml --output-dir=$(E2E_ARTIFACTS) $(E2E_ARGS) ./e2e

@@ -273,8 +273,17 @@ func patchManager(ctx context.Context, mutate func(*appsv1.Deployment)) {
 	patch := client.MergeFrom(d.DeepCopy())
 	mutate(&d)
 	Expect(k8sClient.Patch(ctx, &d, patch)).To(Succeed())
+	waitForRollout(ctx)
+}
+
+// waitForRollout waits until the manager Deployment is available with only the Pods of its current
+// template (a rollout leaves the old ones terminating for a moment, and the webhook Service may still send
+// them requests), and the admission webhooks answer through the Service.
+func waitForRollout(ctx context.Context) {
+	GinkgoHelper()
 	waitForManager(ctx)
-	// A rollout leaves the old pods terminating for a moment: wait until only the new ones are left.
+	var d appsv1.Deployment
+	Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: managerDeployment}, &d)).To(Succeed())
 	Eventually(func(g Gomega) {
 		var n int32
 		for _, p := range managerPods(ctx, g) {

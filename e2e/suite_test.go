@@ -33,7 +33,7 @@ import (
 var settings = struct {
 	cluster, kindBin, kindConfig, nodeImage        string
 	managerImage, busyboxImage, kustomize, kubectl string
-	helm, artifacts                                string
+	helm, artifacts, previousImage                 string
 	keepCluster                                    bool
 }{
 	cluster:      env("E2E_CLUSTER", "cronjob-operator-e2e"),
@@ -42,11 +42,13 @@ var settings = struct {
 	nodeImage:    env("E2E_NODE_IMAGE", "cronjob-operator.local/kind-node:v1.37.2"),
 	managerImage: env("E2E_MANAGER_IMAGE", "cronjob-operator.local/manager:e2e"),
 	busyboxImage: env("E2E_BUSYBOX_IMAGE", "cronjob-operator.local/busybox:e2e"),
-	kustomize:    env("KUSTOMIZE", repoPath("bin", "kustomize")),
-	kubectl:      env("KUBECTL", "kubectl"),
-	helm:         env("HELM", repoPath("bin", "helm")),
-	artifacts:    env("E2E_ARTIFACTS", repoPath("bin", "e2e-artifacts")),
-	keepCluster:  os.Getenv("KEEP_CLUSTER") == "1",
+	// The release before API v2, which the upgrade spec starts from (hack/previous-release.sh).
+	previousImage: env("E2E_PREVIOUS_IMAGE", "cronjob-operator.local/manager:previous"),
+	kustomize:     env("KUSTOMIZE", repoPath("bin", "kustomize")),
+	kubectl:       env("KUBECTL", "kubectl"),
+	helm:          env("HELM", repoPath("bin", "helm")),
+	artifacts:     env("E2E_ARTIFACTS", repoPath("bin", "e2e-artifacts")),
+	keepCluster:   os.Getenv("KEEP_CLUSTER") == "1",
 }
 
 // The operator as config/e2e deploys it.
@@ -99,7 +101,7 @@ var _ = SynchronizedBeforeSuite(func(ctx SpecContext) []byte {
 	waitForKubeProxy(ctx)
 	AddReportEntry("cluster ready", time.Since(start).Round(time.Second))
 
-	for _, image := range []string{settings.managerImage, settings.busyboxImage} {
+	for _, image := range []string{settings.managerImage, settings.busyboxImage, settings.previousImage} {
 		By("loading " + image)
 		Expect(cluster.LoadImage(ctx, image)).To(Succeed())
 	}

@@ -222,3 +222,26 @@ func TestV2Paths(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkConvert is one conversion each way of a full CronJob, in Go (what the webhook does per object
+// after decoding), and BenchmarkConvertReview one ConversionReview of one object through the /convert
+// handler, JSON in and out (what the API server waits for).
+func BenchmarkConvert(b *testing.B) {
+	in := fullV1()
+	var mid cronjobv2.CronJob
+	var out cronjobv1.CronJob
+	b.ReportAllocs()
+	for b.Loop() {
+		cronjobv2.ToV2(in, &mid)
+		cronjobv2.ToV1(&mid, &out)
+	}
+}
+
+func BenchmarkConvertReview(b *testing.B) {
+	h := handler(b)
+	in := fullV1()
+	b.ReportAllocs()
+	for b.Loop() {
+		review(b, h, in, "batch.cronjob-operator.dev/v2")
+	}
+}

@@ -74,8 +74,8 @@ type Schedule struct {
 	// CRON_TZ= prefix is refused (set timeZone). v1: spec.schedule, with the same rules.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
-	// +kubebuilder:validation:XValidation:rule="self.trim().size() > 0",message="spec.schedule.cron must not be blank: give a cron expression such as '*/5 * * * *' or a descriptor such as '@hourly'"
-	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="spec.schedule.cron must not contain TZ= or CRON_TZ=: remove the prefix and set spec.schedule.timeZone to the IANA name instead"
+	// +kubebuilder:validation:XValidation:rule="self.trim().size() > 0",message="schedule must not be blank: give a cron expression such as '*/5 * * * *' or a descriptor such as '@hourly'"
+	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="schedule must not contain TZ= or CRON_TZ=: remove the prefix and set spec.schedule.timeZone to the IANA name instead"
 	// +optional
 	Cron string `json:"cron,omitempty"`
 
@@ -127,9 +127,9 @@ type Cron struct {
 	// cron is a cron expression with the rules of spec.schedule.cron, except @every.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=256
-	// +kubebuilder:validation:XValidation:rule="self.trim().size() > 0",message="cron must not be blank: give a cron expression such as '0 9 * * MON-FRI'"
-	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="cron must not contain TZ= or CRON_TZ=: remove the prefix and set the entry's timeZone instead"
-	// +kubebuilder:validation:XValidation:rule="!self.trim().startsWith('@every')",message="@every is not allowed in spec.schedule.crons: its intervals count from the last run, which several expressions cannot share; use spec.schedule.cron for an @every schedule"
+	// +kubebuilder:validation:XValidation:rule="self.trim().size() > 0",message="schedule must not be blank: give a cron expression such as '0 9 * * MON-FRI'"
+	// +kubebuilder:validation:XValidation:rule="!self.contains('TZ=')",message="schedule must not contain TZ= or CRON_TZ=: remove the prefix and set the entry's timeZone instead"
+	// +kubebuilder:validation:XValidation:rule="!self.trim().startsWith('@every')",message="@every is not allowed in spec.schedule.crons: its intervals count from the last run, which schedules cannot share; use spec.schedule.cron for an @every schedule"
 	// +required
 	Cron string `json:"cron"`
 
@@ -144,8 +144,8 @@ type Cron struct {
 
 // Concurrency says what happens when a run is due while earlier Jobs of the CronJob are active. policy is
 // the discriminator: maxActiveJobs goes with Allow or Enqueue, maxQueuedRuns with Enqueue only.
-// +kubebuilder:validation:XValidation:rule="!has(self.maxActiveJobs) || !has(self.policy) || self.policy in ['Allow', 'Enqueue']",fieldPath=".maxActiveJobs",message="spec.concurrency.maxActiveJobs is only allowed with policy Allow or Enqueue: Forbid and Replace run one Job at a time; remove maxActiveJobs or change the policy"
-// +kubebuilder:validation:XValidation:rule="!has(self.maxQueuedRuns) || (has(self.policy) && self.policy == 'Enqueue')",fieldPath=".maxQueuedRuns",message="spec.concurrency.maxQueuedRuns is only allowed with policy Enqueue: remove it or set policy: Enqueue"
+// +kubebuilder:validation:XValidation:rule="!has(self.maxActiveJobs) || !has(self.policy) || self.policy in ['Allow', 'Enqueue']",fieldPath=".maxActiveJobs",message="spec.concurrency.maxActiveJobs is only allowed with spec.concurrency.policy Allow or Enqueue: Forbid and Replace run one Job at a time; remove spec.concurrency.maxActiveJobs or change the policy"
+// +kubebuilder:validation:XValidation:rule="!has(self.maxQueuedRuns) || (has(self.policy) && self.policy == 'Enqueue')",fieldPath=".maxQueuedRuns",message="spec.concurrency.maxQueuedRuns is only allowed with spec.concurrency.policy Enqueue: remove it or set spec.concurrency.policy to Enqueue"
 type Concurrency struct {
 	// policy: Allow (default) runs Jobs concurrently (up to maxActiveJobs), Forbid skips a run due while
 	// a Job is active, Replace deletes the active Jobs and starts the new one (all three as batch/v1),
@@ -172,7 +172,7 @@ type Concurrency struct {
 
 // MissedRuns says which runs start late and how late they may. policy is the discriminator:
 // maxCatchUpRuns goes with All only.
-// +kubebuilder:validation:XValidation:rule="!has(self.maxCatchUpRuns) || (has(self.policy) && self.policy == 'All')",fieldPath=".maxCatchUpRuns",message="spec.missedRuns.maxCatchUpRuns is only allowed with policy All: remove it or set policy: All"
+// +kubebuilder:validation:XValidation:rule="!has(self.maxCatchUpRuns) || (has(self.policy) && self.policy == 'All')",fieldPath=".maxCatchUpRuns",message="spec.missedRuns.maxCatchUpRuns is only allowed with spec.missedRuns.policy All: remove it or set spec.missedRuns.policy to All"
 type MissedRuns struct {
 	// policy: MostRecent (default, as batch/v1) starts only the most recent missed run; All starts each of
 	// the last maxCatchUpRuns missed times, oldest first. v1: spec.missedRunPolicy.
@@ -222,7 +222,7 @@ type History struct {
 }
 
 // Timeouts end runs that take too long. startSeconds must be shorter than runSeconds when both are set.
-// +kubebuilder:validation:XValidation:rule="!has(self.startSeconds) || !has(self.runSeconds) || self.startSeconds < self.runSeconds",fieldPath=".startSeconds",message="spec.timeouts.startSeconds must be shorter than spec.timeouts.runSeconds, or the run timeout would always end a run first: lower startSeconds or raise runSeconds"
+// +kubebuilder:validation:XValidation:rule="!has(self.startSeconds) || !has(self.runSeconds) || self.startSeconds < self.runSeconds",fieldPath=".startSeconds",message="spec.timeouts.startSeconds must be shorter than spec.timeouts.runSeconds, or the run timeout would always end a run first: lower spec.timeouts.startSeconds or raise spec.timeouts.runSeconds"
 type Timeouts struct {
 	// runSeconds ends a run whose Job has not finished this many seconds after it was created (RunTimedOut).
 	// 1 to 31536000; unset: no timeout. v1: spec.runTimeoutSeconds.

@@ -1,11 +1,17 @@
 package integration
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -152,6 +158,52 @@ var _ = Describe("API versions", func() {
 			cj.Spec.RunTimeoutSeconds, cj.Spec.StartTimeoutSeconds = ptr.To[int64](60), ptr.To[int64](60)
 		}, "spec.startTimeoutSeconds must be shorter", "spec.timeouts.startSeconds: Invalid value: spec.timeouts.startSeconds must be shorter", "or the run timeout would always end a run first"),
 	)
+
+	It("should print the v2 columns (kubectl get) and explain the v2 fields (kubectl explain) from the CRD", func(ctx SpecContext) {
+		Expect(k8sClient.Create(ctx, builders.MakeCronJob("printed", ns).Schedule("0 4 * * *").TimeZone("Asia/Tokyo").Obj())).To(Succeed())
+		rc, err := rest.HTTPClientFor(cfg)
+		Expect(err).NotTo(HaveOccurred())
+		get := func(path, accept string) []byte {
+			GinkgoHelper()
+			var body []byte
+			// The OpenAPI document of a CRD's version is published a moment after the CRD is.
+			Eventually(func(g Gomega) {
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(cfg.Host, "/")+path, nil)
+				g.Expect(err).NotTo(HaveOccurred())
+				req.Header.Set("Accept", accept)
+				resp, err := rc.Do(req)
+				g.Expect(err).NotTo(HaveOccurred())
+				defer func() { _ = resp.Body.Close() }()
+				body, err = io.ReadAll(resp.Body)
+				g.Expect(err).NotTo(HaveOccurred())
+				g.Expect(resp.StatusCode).To(Equal(http.StatusOK), "GET %s%s: %s", cfg.Host, path, body)
+			}).Should(Succeed())
+			return body
+		}
+
+		var table metav1.Table
+		Expect(json.Unmarshal(get("/apis/batch.cronjob-operator.dev/v2/namespaces/"+ns+"/cronjobs",
+			"application/json;as=Table;v=v1;g=meta.k8s.io"), &table)).To(Succeed())
+		var names []string
+		for _, c := range table.ColumnDefinitions {
+			names = append(names, c.Name)
+		}
+		Expect(names).To(HaveExactElements("Name", "Schedule", "Crons", "TimeZone", "Suspend", "Active", "Last Schedule", "Next", "Failures", "Healthy", "Age"))
+		Expect(table.Rows).To(HaveLen(1))
+		Expect(table.Rows[0].Cells[1:4]).To(HaveExactElements("0 4 * * *", nil, "Asia/Tokyo"), "read from spec.schedule.cron and spec.schedule.timeZone")
+
+		var doc struct {
+			Components struct {
+				Schemas map[string]struct {
+					Properties map[string]json.RawMessage `json:"properties"`
+				} `json:"schemas"`
+			} `json:"components"`
+		}
+		Expect(json.Unmarshal(get("/openapi/v3/apis/batch.cronjob-operator.dev/v2", "application/json"), &doc)).To(Succeed())
+		spec, ok := doc.Components.Schemas["dev.cronjob-operator.batch.v2.CronJob"]
+		Expect(ok).To(BeTrue(), "the v2 CronJob in the OpenAPI document kubectl explain reads")
+		Expect(string(spec.Properties["spec"])).To(ContainSubstring("v1: spec.maxQueuedRuns"), "each v2 field names its v1 field")
+	})
 
 	It("should run a CronJob created in v2 on the controller, which works on v1, and report its status in v2", func(ctx SpecContext) {
 		cj := builders.MakeCronJob("from-v2", ns).Schedule("*/5 * * * *").LastScheduleTime(at("10:00:00")).Obj()
