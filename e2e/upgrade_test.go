@@ -189,9 +189,15 @@ var _ = Describe("Upgrade", Label("upgrade"), Serial, Ordered, func() {
 		checkStatusMatchesJobs(ctx, append(cjs, delta)...)
 
 		By("reading the history of the CronJob written in v2, stored as v2, with kubectl cjo (which speaks v1)")
-		out, err = kubectlCJO(ctx, "-n", ns, "history", delta.Name)
-		Expect(err).NotTo(HaveOccurred())
-		Expect(out).To(MatchRegexp(`delta-\d+ .* Succeeded`))
+		Eventually(func(g Gomega) {
+			seen := oracle.JobsOf(delta.UID)
+			g.Expect(seen).NotTo(BeEmpty())
+			out, err := kubectlCJO(ctx, "-n", ns, "history", delta.Name)
+			g.Expect(err).NotTo(HaveOccurred())
+			for _, j := range seen {
+				g.Expect(out).To(MatchRegexp(j.Name+`\s+\S+\s+Schedule\s`), "each run of the oracle is in the history")
+			}
+		}).WithTimeout(settleWait).Should(Succeed())
 	})
 })
 
