@@ -82,16 +82,16 @@ func addWebhookCertRotator(mgr ctrl.Manager, o webhookCertOptions) (<-chan struc
 	}
 	scoped := configManager{Manager: mgr, cfg: nameScopedConfig(mgr.GetConfig(), collections)}
 	err = rotator.AddRotator(scoped, &rotator.CertRotator{
-		SecretKey:      types.NamespacedName{Namespace: ns, Name: o.secret},
-		CertDir:        o.files.dir,
-		CertName:       o.files.name,
-		KeyName:        o.files.key,
-		CAName:         "cronjob-operator-ca",
-		CAOrganization: "cronjob-operator",
-		DNSName:        fmt.Sprintf("%s.%s.svc", o.service, ns),
-		ExtraDNSNames:  []string{fmt.Sprintf("%s.%s.svc.cluster.local", o.service, ns)},
-		IsReady:        ready,
-		Webhooks:       webhooks,
+		SecretKey:             types.NamespacedName{Namespace: ns, Name: o.secret},
+		CertDir:               o.files.dir,
+		CertName:              o.files.name,
+		KeyName:               o.files.key,
+		CAName:                "cronjob-operator-ca",
+		CAOrganization:        "cronjob-operator",
+		DNSName:               fmt.Sprintf("%s.%s.svc", o.service, ns),
+		ExtraDNSNames:         []string{fmt.Sprintf("%s.%s.svc.cluster.local", o.service, ns)},
+		IsReady:               ready,
+		Webhooks:              webhooks,
 		RequireLeaderElection: false,
 	})
 	if err != nil {

@@ -116,8 +116,7 @@ func inRequestVersion(ctx context.Context, warnings admission.Warnings, err erro
 	for i := range warnings {
 		warnings[i] = cronjobv2.V2Paths(warnings[i])
 	}
-	var status *apierrors.StatusError
-	if errors.As(err, &status) {
+	if status, ok := errors.AsType[*apierrors.StatusError](err); ok {
 		status.ErrStatus.Message = cronjobv2.V2Paths(status.ErrStatus.Message)
 		if d := status.ErrStatus.Details; d != nil {
 			for i := range d.Causes {

@@ -25,6 +25,9 @@ import (
 	"k8s.io/client-go/rest"
 )
 
+// fieldManager is the plugin's field manager and user agent.
+const fieldManager = "kubectl-cjo"
+
 // CronJobCRD is the name of the CronJob CustomResourceDefinition, the one `migrate` acts on.
 const CronJobCRD = "cronjobs.batch.cronjob-operator.dev"
 
@@ -144,7 +147,7 @@ func storageVersion(crd *apiextensionsv1.CustomResourceDefinition) string {
 
 // setStorageVersion makes version the storage version of crd. It fails if crd has no such served version.
 func setStorageVersion(ctx context.Context, c apiextensionsclient.Interface, crd *apiextensionsv1.CustomResourceDefinition, version string) (*apiextensionsv1.CustomResourceDefinition, error) {
-	var names []string
+	names := make([]string, 0, len(crd.Spec.Versions))
 	found := false
 	for i := range crd.Spec.Versions {
 		v := &crd.Spec.Versions[i]
@@ -155,7 +158,7 @@ func setStorageVersion(ctx context.Context, c apiextensionsclient.Interface, crd
 	if !found {
 		return nil, fmt.Errorf("--storage-version %s: CustomResourceDefinition %s serves no such version (it has %v): install the release that serves it first", version, crd.Name, names)
 	}
-	out, err := c.ApiextensionsV1().CustomResourceDefinitions().Update(ctx, crd, metav1.UpdateOptions{FieldManager: "kubectl-cjo"})
+	out, err := c.ApiextensionsV1().CustomResourceDefinitions().Update(ctx, crd, metav1.UpdateOptions{FieldManager: fieldManager})
 	if err != nil {
 		return nil, fmt.Errorf("making %s the storage version of %s: %w", version, crd.Name, err)
 	}
@@ -206,7 +209,7 @@ func runMigration(ctx context.Context, kube kubernetes.Interface, crd *apiextens
 	svm, err := kube.StoragemigrationV1().StorageVersionMigrations().Create(ctx, &svmv1.StorageVersionMigration{
 		ObjectMeta: metav1.ObjectMeta{GenerateName: "cronjobs-"},
 		Spec:       svmv1.StorageVersionMigrationSpec{Resource: metav1.GroupResource{Group: crd.Spec.Group, Resource: crd.Spec.Names.Plural}},
-	}, metav1.CreateOptions{FieldManager: "kubectl-cjo"})
+	}, metav1.CreateOptions{FieldManager: fieldManager})
 	if err != nil {
 		return "", fmt.Errorf("creating a StorageVersionMigration of %s: %w", crd.Name, err)
 	}
@@ -259,7 +262,7 @@ func rewriteAll(ctx context.Context, dyn dynamic.Interface, group, version strin
 // meanwhile needs nothing.
 func rewrite(ctx context.Context, res dynamic.NamespaceableResourceInterface, obj *unstructured.Unstructured) error {
 	for attempt := 0; ; attempt++ {
-		_, err := res.Namespace(obj.GetNamespace()).Update(ctx, obj, metav1.UpdateOptions{FieldManager: "kubectl-cjo"})
+		_, err := res.Namespace(obj.GetNamespace()).Update(ctx, obj, metav1.UpdateOptions{FieldManager: fieldManager})
 		switch {
 		case err == nil, apierrors.IsNotFound(err):
 			return nil
@@ -293,7 +296,7 @@ func cleanStoredVersions(ctx context.Context, c apiextensionsclient.Interface, v
 			return nil
 		}
 		crd.Status.StoredVersions = []string{version}
-		out, err := c.ApiextensionsV1().CustomResourceDefinitions().UpdateStatus(ctx, crd, metav1.UpdateOptions{FieldManager: "kubectl-cjo"})
+		out, err := c.ApiextensionsV1().CustomResourceDefinitions().UpdateStatus(ctx, crd, metav1.UpdateOptions{FieldManager: fieldManager})
 		if err == nil {
 			after = out.Status.StoredVersions
 		}

@@ -63,7 +63,7 @@ func (f *kubeconfigFactory) RESTConfig() (*rest.Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
 	}
-	cfg.UserAgent = "kubectl-cjo"
+	cfg.UserAgent = fieldManager
 	return cfg, nil
 }
 
