@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
+	cronjobv2 "github.com/cronjob-operator/cronjob-operator/api/v2"
 	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
 
@@ -51,7 +52,7 @@ var _ = Describe("Install", Label("install"), Serial, Ordered, func() {
 		waitForManager(ctx)
 		waitForWebhooks(ctx)
 
-		runCronJobToCompletion(ctx, time.Time{})
+		expectReadableInV2(ctx, runCronJobToCompletion(ctx, time.Time{}))
 
 		By("deleting what dist/install.yaml created")
 		run(ctx, strings.NewReader(manifests), settings.kubectl, "--kubeconfig", kubeconfig(), "delete", "--wait", "-f", "-")
@@ -72,6 +73,7 @@ var _ = Describe("Install", Label("install"), Serial, Ordered, func() {
 		waitForManager(ctx)
 		waitForWebhooks(ctx)
 		cj := runCronJobToCompletion(ctx, time.Time{})
+		expectReadableInV2(ctx, cj)
 
 		By("helm upgrade to two replicas: the rollout keeps the CronJob running")
 		upgraded := time.Now()
@@ -136,6 +138,17 @@ func waitForSuccessfulRun(ctx context.Context, cj *cronjobv1.CronJob, after time
 		g.Expect(last).NotTo(BeNil(), "no successful run yet")
 		g.Expect(last.Time.After(after)).To(BeTrue(), "last successful run %s is not after %s", last.Time, after)
 	}).WithTimeout(runWait + settleWait).Should(Succeed())
+}
+
+// expectReadableInV2 reads the CronJob as v2, through the conversion webhook the installation set up
+// (its Service in the release's namespace, its caBundle filled by the manager).
+func expectReadableInV2(ctx context.Context, cj *cronjobv1.CronJob) {
+	GinkgoHelper()
+	Eventually(func(g Gomega) {
+		var v2 cronjobv2.CronJob
+		g.Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cj), &v2)).To(Succeed())
+		g.Expect(v2.Spec.Schedule.Cron).To(Equal(cj.Spec.Schedule))
+	}).WithTimeout(settleWait).Should(Succeed())
 }
 
 // expectGone waits until the object is not found.

@@ -76,9 +76,10 @@ func cronJobCRDOf(manifests string) string {
 // CronJobs run on the previous release with two replicas; its manifests are replaced by this release's
 // (v1 and v2 served, v1 stored, the conversion webhook) with a rolling update; storage moves to v2 with
 // `kubectl cjo migrate --storage-version v2` (a StorageVersionMigration: kind's kube-controller-manager runs
-// the migrator); the manager rolls once more while clients read and write in both versions; and a rollback
-// of the CRD to the previous release is refused. The Job oracle sees every scheduled minute of the whole
-// upgrade once. Serial and Ordered: the spec replaces config/e2e's deployment, and puts it back after.
+// the migrator); the manager rolls once more while clients read and write in both versions; a rollback of
+// the CRD to the previous release is refused; then the documented rollback (storage back to v1, the
+// previous release applied) runs the CronJobs on the previous release again. The Job oracle sees every
+// scheduled minute of the whole upgrade and rollback once. Serial and Ordered: the spec replaces config/e2e's deployment, and puts it back after.
 var _ = Describe("Upgrade", Label("upgrade"), Serial, Ordered, func() {
 	kubeconfig := func() string { return filepath.Join(settings.artifacts, "kubeconfig") }
 	apply := func(ctx context.Context, manifests string) {
@@ -95,7 +96,7 @@ var _ = Describe("Upgrade", Label("upgrade"), Serial, Ordered, func() {
 		undeployOperator(ctx, kubeconfig())
 	})
 
-	It("should run every scheduled minute once from the previous release to v2 storage, and refuse a rollback of the CRD", func(ctx SpecContext) {
+	It("should run every scheduled minute once from the previous release to v2 storage and back, refusing the CRD's rollback while v2 is stored", func(ctx SpecContext) {
 		By("installing the previous release (v1 only), two replicas")
 		previous := previousManifests(ctx)
 		apply(ctx, previous)
@@ -178,16 +179,6 @@ var _ = Describe("Upgrade", Label("upgrade"), Serial, Ordered, func() {
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: crdName}, crd)).To(Succeed())
 		Expect(crd.Spec.Versions).To(HaveLen(2), "the CRD is as it was")
 
-		By("checking every scheduled minute once, from the previous release to now")
-		until := time.Now().Add(time.Minute)
-		Eventually(func(g Gomega) {
-			for _, cj := range cjs {
-				checkRuns(g, oracle, cj, created, until)
-			}
-			checkRuns(g, oracle, delta, deltaCreated, until)
-		}).WithTimeout(time.Until(until) + runWait).Should(Succeed())
-		checkStatusMatchesJobs(ctx, append(cjs, delta)...)
-
 		By("reading the history of the CronJob written in v2, stored as v2, with kubectl cjo (which speaks v1)")
 		Eventually(func(g Gomega) {
 			seen := oracle.JobsOf(delta.UID)
@@ -198,6 +189,30 @@ var _ = Describe("Upgrade", Label("upgrade"), Serial, Ordered, func() {
 				g.Expect(out).To(MatchRegexp(j.Name+`\s+\S+\s+Schedule\s`), "each run of the oracle is in the history")
 			}
 		}).WithTimeout(settleWait).Should(Succeed())
+
+		By("rolling back as README says: storage back to v1, then the previous release")
+		out, err = kubectlCJO(ctx, "migrate", "--storage-version", "v1", "--timeout", "3m")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(out).To(ContainSubstring("status.storedVersions: [v2] -> [v1]"))
+		apply(ctx, previous)
+		waitForRollout(ctx)
+		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: crdName}, crd)).To(Succeed())
+		Expect(crd.Spec.Versions).To(HaveLen(1), "the previous release's CRD, v1 only")
+		var pods []string
+		for _, p := range managerPods(ctx, Default) {
+			pods = append(pods, p.Spec.Containers[0].Image)
+		}
+		Expect(pods).To(HaveEach(settings.previousImage))
+
+		By("checking every scheduled minute once, from the previous release through the upgrade and back")
+		until := time.Now().Add(time.Minute)
+		Eventually(func(g Gomega) {
+			for _, cj := range cjs {
+				checkRuns(g, oracle, cj, created, until)
+			}
+			checkRuns(g, oracle, delta, deltaCreated, until)
+		}).WithTimeout(time.Until(until) + runWait).Should(Succeed())
+		checkStatusMatchesJobs(ctx, append(cjs, delta)...)
 	})
 })
 

@@ -13,13 +13,15 @@ import (
 // version only would (README "API versions"). The manager's /convert endpoint serves these for the CRD's
 // conversion webhook.
 
-// ConvertTo writes the v1 form of the CronJob into hub, a *cronjobv1.CronJob.
+// ConvertTo writes the v1 form of the CronJob into hub, a *cronjobv1.CronJob. It never fails: every v2
+// field has its v1 place (the error is the conversion.Convertible signature's).
 func (src *CronJob) ConvertTo(hub conversion.Hub) error {
 	ToV1(src, hub.(*cronjobv1.CronJob))
 	return nil
 }
 
-// ConvertFrom sets the CronJob to the v2 form of hub, a *cronjobv1.CronJob.
+// ConvertFrom sets the CronJob to the v2 form of hub, a *cronjobv1.CronJob. It never fails: every v1 field
+// has its v2 place.
 func (dst *CronJob) ConvertFrom(hub conversion.Hub) error {
 	ToV2(hub.(*cronjobv1.CronJob), dst)
 	return nil

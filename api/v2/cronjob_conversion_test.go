@@ -216,6 +216,11 @@ func TestV2Paths(t *testing.T) {
 		`spec.schedule "0 9 * * *" never fires`:  `spec.schedule.cron "0 9 * * *" never fires`,
 		"set it in spec.timeZone, not spec.zone": "set it in spec.schedule.timeZone, not spec.zone",
 		"no path here":                           "no path here",
+		// A spec nested in the template is not the CronJob's.
+		"spec.jobTemplate.spec.template.spec.timeZone": "spec.jobTemplate.spec.template.spec.timeZone",
+		"x.spec.maxQueuedRuns":                         "x.spec.maxQueuedRuns",
+		`"spec.maxQueuedRuns" (quoted)`:                `"spec.concurrency.maxQueuedRuns" (quoted)`,
+		"(spec.suspendUntil, spec.calendars)":          "(spec.suspendUntil, spec.schedule.calendars)",
 	} {
 		if got := cronjobv2.V2Paths(in); got != want {
 			t.Errorf("cronjobv2.V2Paths(%q) = %q, want %q", in, got, want)

@@ -27,8 +27,10 @@ var v2Fields = map[string]string{
 	"pauseAfterFailures":         "health.pauseAfterFailures",
 }
 
-// v1Path matches a v1 spec path in text: the field, an index, and the next field.
-var v1Path = regexp.MustCompile(`\bspec\.([A-Za-z]+)(\[\d+\])?(\.[A-Za-z]+)?`)
+// v1Path matches a v1 spec path in text: what precedes it (not a '.', a letter or a digit, so that a
+// spec nested in another path, such as jobTemplate.spec.template.spec, is not taken for the CronJob's),
+// the field, an index, and the next field.
+var v1Path = regexp.MustCompile(`(^|[^.\w])spec\.([A-Za-z]+)(\[\d+\])?(\.[A-Za-z]+)?`)
 
 // V2Paths rewrites every v1 spec path in text (a field path or a message) to its v2 place:
 // "spec.maxQueuedRuns" becomes "spec.concurrency.maxQueuedRuns", "spec.schedules[1].schedule"
@@ -39,7 +41,7 @@ var v1Path = regexp.MustCompile(`\bspec\.([A-Za-z]+)(\[\d+\])?(\.[A-Za-z]+)?`)
 func V2Paths(text string) string {
 	return v1Path.ReplaceAllStringFunc(text, func(m string) string {
 		g := v1Path.FindStringSubmatch(m)
-		field, index, rest := g[1], g[2], g[3]
+		before, field, index, rest := g[1], g[2], g[3], g[4]
 		to, ok := v2Fields[field]
 		switch {
 		case !ok, field == "schedule" && rest != "": // v1's schedule is a string: spec.schedule.x is v2
@@ -47,6 +49,6 @@ func V2Paths(text string) string {
 		case field == "schedules" && rest == ".schedule":
 			rest = ".cron"
 		}
-		return "spec." + to + index + rest
+		return before + "spec." + to + index + rest
 	})
 }

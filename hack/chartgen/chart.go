@@ -139,7 +139,9 @@ func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 	case o.kind() == kindCRD:
 		annotations := ensureMap(o.metadata(), "annotations")
 		annotations[t.block(gatedLines("$.Values.crd.keep", "helm.sh/resource-policy: keep"))] = ""
-		text, err = t.render(o)
+		if err = gateConversion(t, o); err == nil {
+			text, err = t.render(o)
+		}
 	case o.kind() == kindDeployment:
 		if err = c.deployment(t, o, fullVersion); err == nil {
 			text, err = t.render(o)
@@ -332,4 +334,29 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// gateConversion puts a CRD's conversion webhook, and the versions it converts to (every served version but
+// the storage one), behind webhooks.enabled: the manager serves the webhook only with it, and a version
+// served without its webhook would fail every request in it (kubectl prefers the newest version). A CRD
+// without a conversion is left as it is.
+func gateConversion(t *template, o object) error {
+	spec, _ := o["spec"].(map[string]any)
+	conv, ok := spec["conversion"]
+	if !ok {
+		return nil
+	}
+	text, err := encode(map[string]any{"conversion": conv})
+	if err != nil {
+		return err
+	}
+	delete(spec, "conversion")
+	spec[t.block(gatedLines(condWebhooks, strings.Split(strings.TrimSuffix(text, "\n"), "\n")...))] = ""
+	versions, _ := spec["versions"].([]any)
+	for _, v := range versions {
+		if v, ok := v.(map[string]any); ok && v["served"] == true && v["storage"] != true {
+			v["served"] = t.inline("{{ " + condWebhooks + " }}")
+		}
+	}
+	return nil
 }

@@ -305,3 +305,53 @@ metadata:
 		t.Error("newChart accepted a policy no value is about")
 	}
 }
+
+// TestCRDConversionBehindWebhooks: a CRD's conversion webhook, and the served version it converts to, are
+// rendered only with webhooks.enabled; the storage version is served either way; the Service's namespace
+// is the release's.
+func TestCRDConversionBehindWebhooks(t *testing.T) {
+	crd := `---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: things.example.dev
+spec:
+  group: example.dev
+  conversion:
+    strategy: Webhook
+    webhook:
+      clientConfig:
+        service:
+          name: op-webhook-service
+          namespace: op-system
+          path: /convert
+      conversionReviewVersions: [v1]
+  versions:
+  - name: v1
+    served: true
+    storage: true
+  - name: v2
+    served: true
+    storage: false
+`
+	c, err := newChart(mustDecode(t, baseBuild+crd), mustDecode(t, baseBuild+crd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for f, content := range c.files {
+		if strings.Contains(f, "things.example.dev") {
+			text = content
+		}
+	}
+	for _, want := range []string{
+		"  {{- if $.Values.webhooks.enabled }}\n  conversion:\n    strategy: Webhook\n",
+		"          namespace: {{ $.Release.Namespace }}\n",
+		"    - name: v1\n      served: true\n      storage: true\n",
+		"    - name: v2\n      served: {{ $.Values.webhooks.enabled }}\n      storage: false\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the CRD's template lacks %q:\n%s", want, text)
+		}
+	}
+}

@@ -76,6 +76,15 @@ var _ = Describe("Storage version migration", Ordered, func() {
 		})
 	})
 
+	It("should refuse a storage version the CRD does not serve, naming the ones it has", func(ctx SpecContext) {
+		before := cronJobCRD(ctx).ResourceVersion
+
+		_, err := plugin.Migrate(ctx, cfg, plugin.MigrateOptions{StorageVersion: "v3", Poll: 50 * time.Millisecond})
+
+		Expect(err).To(MatchError(ContainSubstring("--storage-version v3: CustomResourceDefinition cronjobs.batch.cronjob-operator.dev serves no such version (it has [v1 v2])")))
+		Expect(cronJobCRD(ctx).ResourceVersion).To(Equal(before), "nothing written")
+	})
+
 	It("should say to rewrite when a StorageVersionMigration finds no migrator to run it", func(ctx SpecContext) {
 		_, err := plugin.Migrate(ctx, cfg, plugin.MigrateOptions{Timeout: 2 * time.Second, Poll: 50 * time.Millisecond})
 		Expect(err).To(MatchError(ContainSubstring("did not succeed within 2s (is kube-controller-manager's storage-version-migrator running?): run migrate again with --rewrite")))

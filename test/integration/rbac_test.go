@@ -131,6 +131,10 @@ var managerNeeds = []request{
 	{verb: "list", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", name: validatingConfig},
 	{verb: "watch", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", name: validatingConfig},
 	{verb: "update", group: "admissionregistration.k8s.io", resource: "validatingwebhookconfigurations", name: validatingConfig},
+	// The CronJob CRD, by name, for the caBundle of its conversion webhook (v1 and v2).
+	{verb: "list", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", name: "cronjobs.batch.cronjob-operator.dev"},
+	{verb: "watch", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", name: "cronjobs.batch.cronjob-operator.dev"},
+	{verb: "update", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", name: "cronjobs.batch.cronjob-operator.dev"},
 	{verb: "create", group: "authentication.k8s.io", resource: "tokenreviews"},
 	{verb: "create", group: "authorization.k8s.io", resource: "subjectaccessreviews"},
 }
@@ -147,8 +151,14 @@ var managerMustNot = []request{
 	{verb: "patch", group: "batch.cronjob-operator.dev", resource: "cronjobs", subresource: "status", namespace: anyNamespace},
 	// Runs are the users' requests: the controller follows, updates (its owner reference) and prunes them.
 	{verb: "create", group: "batch.cronjob-operator.dev", resource: "cronjobruns", namespace: anyNamespace},
+	// The CRDs: no delete, no patch, no status update (storedVersions), no other CRD; the CronJob CRD is
+	// updated only for its conversion webhook's caBundle (managerNeeds).
 	{verb: "delete", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", name: "cronjobs.batch.cronjob-operator.dev"},
-	{verb: "update", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", name: "cronjobs.batch.cronjob-operator.dev"},
+	{verb: "patch", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", name: "cronjobs.batch.cronjob-operator.dev"},
+	{verb: "update", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", subresource: "status", name: "cronjobs.batch.cronjob-operator.dev"},
+	{verb: "update", group: "apiextensions.k8s.io", resource: "customresourcedefinitions", name: "cronjobruns.batch.cronjob-operator.dev"},
+	{verb: "list", group: "apiextensions.k8s.io", resource: "customresourcedefinitions"},
+	{verb: "create", group: "apiextensions.k8s.io", resource: "customresourcedefinitions"},
 	// Jobs are created and deleted, never changed; their Pods are the Job controller's.
 	{verb: "update", group: "batch", resource: "jobs", namespace: anyNamespace},
 	{verb: "patch", group: "batch", resource: "jobs", namespace: anyNamespace},

@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/cronjob-operator/cronjob-operator/bench/internal/results"
+	"github.com/cronjob-operator/cronjob-operator/test/cluster"
 )
 
 // Users of the control plane. The audit policy records every request of the two controllers' users and
@@ -48,9 +49,13 @@ func StartControlPlane(dir, assets, crdDir string) (*ControlPlane, error) {
 		return nil, err
 	}
 	cp := &ControlPlane{AuditLog: filepath.Join(dir, "audit.log"), kubeconfigs: map[results.Controller]string{}}
+	// No conversion webhook here: the CRDs serve their storage version (v1) only.
+	crds, err := cluster.StoredVersionOnlyCRDs(crdDir)
+	if err != nil {
+		return nil, err
+	}
 	cp.env = &envtest.Environment{
-		CRDDirectoryPaths:     []string{crdDir},
-		ErrorIfCRDPathMissing: true,
+		CRDs:                  crds,
 		BinaryAssetsDirectory: assets,
 	}
 	cp.env.ControlPlane.APIServer = &envtest.APIServer{}
