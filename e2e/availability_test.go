@@ -54,9 +54,9 @@ var _ = Describe("Availability", Label("availability"), func() {
 	})
 })
 
-// admissionLoad is a client that creates a CronJob and patches the schedule of the previous one every
-// admissionInterval, each request through both admission webhooks, and records every request that failed.
-type admissionLoad struct {
+// load is a client that runs one step every admissionInterval and records each request the step makes,
+// keeping the errors: the clients of the availability and upgrade specs.
+type load struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	mu       sync.Mutex
@@ -64,39 +64,49 @@ type admissionLoad struct {
 	failures []string
 }
 
-// startAdmissionLoad starts an admissionLoad in namespace ns. Its CronJobs are suspended: the spec is about
-// admission, not runs.
-func startAdmissionLoad(ctx context.Context, ns string) *admissionLoad {
+// startLoad runs step(ctx, i, record) every admissionInterval until stop; step reports each request it
+// made to record.
+func startLoad(ctx context.Context, step func(ctx context.Context, i int, record func(what string, err error))) *load {
 	ctx, cancel := context.WithCancel(ctx)
-	l := &admissionLoad{cancel: cancel, done: make(chan struct{})}
+	l := &load{cancel: cancel, done: make(chan struct{})}
+	record := func(what string, err error) { l.record(ctx, what, err) }
 	go func() {
 		defer GinkgoRecover()
 		defer close(l.done)
 		tick := time.NewTicker(admissionInterval)
 		defer tick.Stop()
-		var previous *cronjobv1.CronJob
 		for i := 0; ; i++ {
 			select {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
 			}
-			cj := builders.MakeCronJob(fmt.Sprintf("load-%d", i), ns).Schedule("*/5 * * * *").Suspend().Obj()
-			l.record(ctx, "create "+cj.Name, k8sClient.Create(ctx, cj))
-			if previous != nil {
-				// A merge patch carries no resourceVersion, so the controller's status writes cannot
-				// make it conflict: an error here is admission's or the API server's.
-				patch := client.RawPatch(client.Merge.Type(), []byte(`{"spec":{"schedule":"*/7 * * * *"}}`))
-				l.record(ctx, "patch "+previous.Name, k8sClient.Patch(ctx, previous, patch))
-			}
-			previous = cj
+			step(ctx, i, record)
 		}
 	}()
 	return l
 }
 
+// startAdmissionLoad creates a CronJob and patches the schedule of the previous one every
+// admissionInterval in namespace ns, each request through both admission webhooks. Its CronJobs are
+// suspended: the spec is about admission, not runs.
+func startAdmissionLoad(ctx context.Context, ns string) *load {
+	var previous *cronjobv1.CronJob
+	return startLoad(ctx, func(ctx context.Context, i int, record func(string, error)) {
+		cj := builders.MakeCronJob(fmt.Sprintf("load-%d", i), ns).Schedule("*/5 * * * *").Suspend().Obj()
+		record("create "+cj.Name, k8sClient.Create(ctx, cj))
+		if previous != nil {
+			// A merge patch carries no resourceVersion, so the controller's status writes cannot
+			// make it conflict: an error here is admission's or the API server's.
+			patch := client.RawPatch(client.Merge.Type(), []byte(`{"spec":{"schedule":"*/7 * * * *"}}`))
+			record("patch "+previous.Name, k8sClient.Patch(ctx, previous, patch))
+		}
+		previous = cj
+	})
+}
+
 // record counts a request and keeps its error, unless the load was being stopped when it failed.
-func (l *admissionLoad) record(ctx context.Context, what string, err error) {
+func (l *load) record(ctx context.Context, what string, err error) {
 	if ctx.Err() != nil {
 		return
 	}
@@ -109,7 +119,7 @@ func (l *admissionLoad) record(ctx context.Context, what string, err error) {
 }
 
 // stop stops the load, waits for its last request and returns how many requests it made and the failures.
-func (l *admissionLoad) stop() (int, []string) {
+func (l *load) stop() (int, []string) {
 	l.cancel()
 	<-l.done
 	l.mu.Lock()

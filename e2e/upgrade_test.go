@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -220,55 +219,14 @@ var _ = Describe("Upgrade", Label("upgrade"), Serial, Ordered, func() {
 	})
 })
 
-// versionLoad is a client that, every admissionInterval, creates a CronJob in v1, reads it in v2 and lists
-// the namespace in v1: with v2 stored, every one of them goes through the conversion webhook, and the
-// creates through the admission webhook.
-type versionLoad struct {
-	cancel   context.CancelFunc
-	done     chan struct{}
-	mu       sync.Mutex
-	requests int
-	failures []string
-}
-
-func startVersionLoad(ctx context.Context, ns string) *versionLoad {
-	ctx, cancel := context.WithCancel(ctx)
-	l := &versionLoad{cancel: cancel, done: make(chan struct{})}
-	record := func(what string, err error) {
-		if ctx.Err() != nil {
-			return
-		}
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		l.requests++
-		if err != nil {
-			l.failures = append(l.failures, fmt.Sprintf("%s %s: %v", time.Now().Format(time.RFC3339Nano), what, err))
-		}
-	}
-	go func() {
-		defer GinkgoRecover()
-		defer close(l.done)
-		tick := time.NewTicker(admissionInterval)
-		defer tick.Stop()
-		for i := 0; ; i++ {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			cj := builders.MakeCronJob(fmt.Sprintf("load-%d", i), ns).Schedule("*/5 * * * *").Suspend().Obj()
-			record("create v1 "+cj.Name, k8sClient.Create(ctx, cj))
-			record("get v2 "+cj.Name, k8sClient.Get(ctx, client.ObjectKeyFromObject(cj), &cronjobv2.CronJob{}))
-			record("list v1", k8sClient.List(ctx, &cronjobv1.CronJobList{}, client.InNamespace(ns)))
-		}
-	}()
-	return l
-}
-
-func (l *versionLoad) stop() (int, []string) {
-	l.cancel()
-	<-l.done
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.requests, l.failures
+// startVersionLoad creates a CronJob in v1, reads it in v2 and lists the namespace in v1 every
+// admissionInterval: with v2 stored, each of them goes through the conversion webhook, and the creates
+// through the admission webhook.
+func startVersionLoad(ctx context.Context, ns string) *load {
+	return startLoad(ctx, func(ctx context.Context, i int, record func(string, error)) {
+		cj := builders.MakeCronJob(fmt.Sprintf("load-%d", i), ns).Schedule("*/5 * * * *").Suspend().Obj()
+		record("create v1 "+cj.Name, k8sClient.Create(ctx, cj))
+		record("get v2 "+cj.Name, k8sClient.Get(ctx, client.ObjectKeyFromObject(cj), &cronjobv2.CronJob{}))
+		record("list v1", k8sClient.List(ctx, &cronjobv1.CronJobList{}, client.InNamespace(ns)))
+	})
 }
