@@ -112,9 +112,8 @@ func installManifests() string {
 func undeployOperator(ctx context.Context, kubeconfig string) {
 	GinkgoHelper()
 	By("deleting the operator of config/e2e")
-	manifests, err := exec.CommandContext(ctx, settings.kustomize, "build", repoPath("config", "e2e")).Output()
-	Expect(err).NotTo(HaveOccurred(), "kustomize build config/e2e: %s", stderrOf(err))
-	run(ctx, strings.NewReader(string(manifests)), settings.kubectl, "--kubeconfig", kubeconfig, "delete",
+	manifests := kustomizeBuild(ctx, repoPath("config", "e2e"))
+	run(ctx, strings.NewReader(manifests), settings.kubectl, "--kubeconfig", kubeconfig, "delete",
 		"--ignore-not-found", "--wait", "-f", "-")
 	expectGone(ctx, &apiextensionsv1.CustomResourceDefinition{}, client.ObjectKey{Name: crdName})
 }

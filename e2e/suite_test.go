@@ -152,13 +152,7 @@ func connect(kubeconfig string) {
 // until the manager is available, which it is only once its webhook certificate is mounted.
 func deployOperator(ctx context.Context, kubeconfig string) {
 	By("deploying the operator from config/e2e")
-	build := exec.CommandContext(ctx, settings.kustomize, "build", repoPath("config", "e2e"))
-	manifests, err := build.Output()
-	Expect(err).NotTo(HaveOccurred(), "kustomize build config/e2e: %s", stderrOf(err))
-	apply := exec.CommandContext(ctx, settings.kubectl, "--kubeconfig", kubeconfig, "apply", "--server-side", "--force-conflicts", "-f", "-")
-	apply.Stdin = strings.NewReader(string(manifests))
-	out, err := apply.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "kubectl apply: %s", out)
+	applyServerSide(ctx, kubeconfig, kustomizeBuild(ctx, repoPath("config", "e2e")))
 	if settings.keepCluster {
 		// A reused cluster may run the manager of an earlier run: the image tag is the same, so the apply
 		// changes nothing and the pods keep the old image. Roll them onto the image just loaded.
@@ -176,6 +170,21 @@ func deployOperator(ctx context.Context, kubeconfig string) {
 	waitForManager(ctx)
 	waitForWebhooks(ctx)
 	AddReportEntry("operator available", time.Since(start).Round(time.Second))
+}
+
+// kustomizeBuild returns `kustomize build dir`.
+func kustomizeBuild(ctx context.Context, dir string) string {
+	GinkgoHelper()
+	out, err := exec.CommandContext(ctx, settings.kustomize, "build", dir).Output()
+	Expect(err).NotTo(HaveOccurred(), "kustomize build %s: %s", dir, stderrOf(err))
+	return string(out)
+}
+
+// applyServerSide applies manifests server-side, taking over conflicting fields (the CRD is too large for
+// a client-side apply, and other specs' applies own some of its fields).
+func applyServerSide(ctx context.Context, kubeconfig, manifests string) {
+	GinkgoHelper()
+	run(ctx, strings.NewReader(manifests), settings.kubectl, "--kubeconfig", kubeconfig, "apply", "--server-side", "--force-conflicts", "-f", "-")
 }
 
 // waitForKubeProxy waits until kube-proxy runs on the node: until then no Service IP works, not even the

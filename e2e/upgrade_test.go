@@ -31,9 +31,8 @@ var replicasLine = regexp.MustCompile(`(?m)^  replicas: 1$`)
 // its image, two replicas.
 func previousManifests(ctx context.Context) string {
 	GinkgoHelper()
-	out, err := exec.CommandContext(ctx, settings.kustomize, "build", repoPath("bin", "previous-release", "src", "config", "e2e")).Output()
-	Expect(err).NotTo(HaveOccurred(), "kustomize build of the previous release's config/e2e (make e2e-images exports it): %s", stderrOf(err))
-	m, image := string(out), "image: cronjob-operator.local/manager:e2e\n" // config/e2e's
+	// make e2e-images exports the previous release's tree.
+	m, image := kustomizeBuild(ctx, repoPath("bin", "previous-release", "src", "config", "e2e")), "image: cronjob-operator.local/manager:e2e\n" // config/e2e's
 	Expect(strings.Count(m, image)).To(Equal(1), "one manager image in the previous release's config/e2e")
 	return twoReplicas(strings.Replace(m, image, "image: "+settings.previousImage+"\n", 1))
 }
@@ -41,9 +40,7 @@ func previousManifests(ctx context.Context) string {
 // currentManifests is this tree's config/e2e with two replicas.
 func currentManifests(ctx context.Context) string {
 	GinkgoHelper()
-	out, err := exec.CommandContext(ctx, settings.kustomize, "build", repoPath("config", "e2e")).Output()
-	Expect(err).NotTo(HaveOccurred(), "kustomize build config/e2e: %s", stderrOf(err))
-	return twoReplicas(string(out))
+	return twoReplicas(kustomizeBuild(ctx, repoPath("config", "e2e")))
 }
 
 func twoReplicas(manifests string) string {
@@ -81,11 +78,6 @@ func cronJobCRDOf(manifests string) string {
 // scheduled minute of the whole upgrade and rollback once. Serial and Ordered: the spec replaces config/e2e's deployment, and puts it back after.
 var _ = Describe("Upgrade", Label("upgrade"), Serial, Ordered, func() {
 	kubeconfig := func() string { return filepath.Join(settings.artifacts, "kubeconfig") }
-	apply := func(ctx context.Context, manifests string) {
-		GinkgoHelper()
-		run(ctx, strings.NewReader(manifests), settings.kubectl, "--kubeconfig", kubeconfig(),
-			"apply", "--server-side", "--force-conflicts", "-f", "-")
-	}
 
 	BeforeAll(func(ctx SpecContext) {
 		DeferCleanup(func(ctx SpecContext) {
@@ -98,7 +90,7 @@ var _ = Describe("Upgrade", Label("upgrade"), Serial, Ordered, func() {
 	It("should run every scheduled minute once from the previous release to v2 storage and back, refusing the CRD's rollback while v2 is stored", func(ctx SpecContext) {
 		By("installing the previous release (v1 only), two replicas")
 		previous := previousManifests(ctx)
-		apply(ctx, previous)
+		applyServerSide(ctx, kubeconfig(), previous)
 		waitForManager(ctx)
 		waitForWebhooks(ctx)
 		crd := &apiextensionsv1.CustomResourceDefinition{}
@@ -124,7 +116,7 @@ var _ = Describe("Upgrade", Label("upgrade"), Serial, Ordered, func() {
 
 		By("applying this release's manifests: v1 and v2 served, the conversion webhook, a rolling update")
 		upgraded := time.Now()
-		apply(ctx, currentManifests(ctx))
+		applyServerSide(ctx, kubeconfig(), currentManifests(ctx))
 		// v2 is usable once no Pod of the previous release is left: one that still gets requests from the
 		// Service answers /convert with 404 (README "API versions").
 		waitForRollout(ctx)
@@ -197,7 +189,7 @@ var _ = Describe("Upgrade", Label("upgrade"), Serial, Ordered, func() {
 		// manager's rotator wrote under its own field manager, and the API server refuses a conversion
 		// with a caBundle and no strategy.
 		run(ctx, strings.NewReader(cronJobCRDOf(previous)), settings.kubectl, "--kubeconfig", kubeconfig(), "replace", "-f", "-")
-		apply(ctx, previous)
+		applyServerSide(ctx, kubeconfig(), previous)
 		waitForRollout(ctx)
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: crdName}, crd)).To(Succeed())
 		Expect(crd.Spec.Versions).To(HaveLen(1), "the previous release's CRD, v1 only")

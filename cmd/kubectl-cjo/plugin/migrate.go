@@ -23,6 +23,7 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 )
 
 // fieldManager is the plugin's field manager and user agent.
@@ -258,32 +259,30 @@ func rewriteAll(ctx context.Context, dyn dynamic.Interface, group, version strin
 	}
 }
 
-// rewrite writes obj back unchanged; on a conflict it writes the newer object back, and a CronJob gone
-// meanwhile needs nothing.
+// rewrite writes obj back unchanged; on a conflict it writes the newer object back (client-go's default
+// retry: 5 attempts), and a CronJob gone meanwhile needs nothing.
 func rewrite(ctx context.Context, res dynamic.NamespaceableResourceInterface, obj *unstructured.Unstructured) error {
-	for attempt := 0; ; attempt++ {
-		_, err := res.Namespace(obj.GetNamespace()).Update(ctx, obj, metav1.UpdateOptions{FieldManager: fieldManager})
-		switch {
-		case err == nil, apierrors.IsNotFound(err):
-			return nil
-		case apierrors.IsConflict(err) && attempt < 5:
-			if obj, err = res.Namespace(obj.GetNamespace()).Get(ctx, obj.GetName(), metav1.GetOptions{}); err != nil {
-				if apierrors.IsNotFound(err) {
-					return nil
-				}
-				return fmt.Errorf("reading CronJob %s/%s again after a conflict: %w", obj.GetNamespace(), obj.GetName(), err)
+	ns, name := obj.GetNamespace(), obj.GetName()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		_, err := res.Namespace(ns).Update(ctx, obj, metav1.UpdateOptions{FieldManager: fieldManager})
+		if apierrors.IsConflict(err) {
+			if newer, getErr := res.Namespace(ns).Get(ctx, name, metav1.GetOptions{}); getErr == nil {
+				obj = newer
 			}
-		default:
-			return fmt.Errorf("rewriting CronJob %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 		}
+		return err
+	})
+	if err == nil || apierrors.IsNotFound(err) {
+		return nil
 	}
+	return fmt.Errorf("rewriting CronJob %s/%s: %w", ns, name, err)
 }
 
 // cleanStoredVersions sets status.storedVersions to version alone (a StorageVersionMigration of
 // Kubernetes 1.37 has usually done so already) and returns the list it leaves.
 func cleanStoredVersions(ctx context.Context, c apiextensionsclient.Interface, version string) ([]string, error) {
 	var after []string
-	err := retryOnConflict(func() error {
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		crd, err := c.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, CronJobCRD, metav1.GetOptions{})
 		if err != nil {
 			return err
@@ -306,15 +305,6 @@ func cleanStoredVersions(ctx context.Context, c apiextensionsclient.Interface, v
 		return nil, fmt.Errorf("setting status.storedVersions of %s to [%s]: %w", CronJobCRD, version, err)
 	}
 	return after, nil
-}
-
-func retryOnConflict(f func() error) error {
-	for attempt := 0; ; attempt++ {
-		err := f()
-		if !apierrors.IsConflict(err) || attempt == 5 {
-			return err
-		}
-	}
 }
 
 // migrateCommand is `kubectl cjo migrate`.
