@@ -1,7 +1,19 @@
 # Makefile of cronjob-operator. Targets are thin: longer logic lives in hack/. `make help` lists them.
 
-# Image to build and deploy.
-IMG ?= controller:latest
+# The release this tree builds, without the "v": one version for the manager and plugin binaries (--version,
+# cronjob_operator_build_info), the image tag, dist/install.yaml, the chart's version and appVersion and the
+# OLM bundle. The release workflow builds a tag vX.Y.Z with VERSION=X.Y.Z and refuses a tag whose version is
+# not this one; bump it in the commit that prepares a release.
+VERSION ?= 0.2.0
+# The image repository releases are pushed to, and the image to build and deploy: never a moving tag.
+IMAGE_REPO ?= ghcr.io/cronjob-operator/cronjob-operator
+IMG ?= $(IMAGE_REPO):v$(VERSION)
+# The git commit the binaries are stamped with (controllers/version.Revision), "-modified" when the tree
+# differs from it; empty outside a git checkout.
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD -- 2>/dev/null && echo -modified)
+# Linker flags of every released binary: stripped, stamped with VERSION and REVISION.
+VERSION_PKG := github.com/cronjob-operator/cronjob-operator/controllers/version
+GO_LDFLAGS ?= -s -w -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVISION)
 # Kubernetes version of the envtest control plane and of kubectl; hack/tools/kube/go.mod pins the same one.
 ENVTEST_K8S_VERSION ?= 1.37.2
 # Directory with kube-apiserver, etcd and kubectl built by hack/envtest-assets.sh.
@@ -72,7 +84,7 @@ verify: lint ## Lint, then check that make manifests/generate/fmt and go mod tid
 
 # kube-score: scores the rendered config/default, as shipped and with its NetworkPolicies enabled, with the
 # image set to KUBE_SCORE_IMG (a versioned stand-in for IMG; hack/kube-score.sh, README "Security").
-KUBE_SCORE_IMG ?= example.com/cronjob-operator:v0.1.0
+KUBE_SCORE_IMG ?= $(IMG)
 
 .PHONY: kube-score
 kube-score: kustomize kube-score-tool ## Score the manifests of make deploy with kube-score; fails on a critical finding (reports in bin/kube-score-report/).
@@ -202,11 +214,11 @@ envtest-assets: ## Build kube-apiserver, etcd and kubectl into bin/k8s/ (cached 
 
 .PHONY: build
 build: manifests generate fmt vet ## Build the manager binary into bin/manager (static, CGO_ENABLED=0).
-	CGO_ENABLED=0 go build -o bin/manager .
+	CGO_ENABLED=0 go build -ldflags "-X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVISION)" -o bin/manager .
 
 .PHONY: plugin
 plugin: ## Build the kubectl plugin into bin/kubectl-cjo (static); with bin/ on PATH it is `kubectl cjo`.
-	CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o bin/kubectl-cjo ./cmd/kubectl-cjo
+	CGO_ENABLED=0 go build -trimpath -ldflags "$(GO_LDFLAGS)" -o bin/kubectl-cjo ./cmd/kubectl-cjo
 
 # run: with KUBECONFIG set, install the CRD there and run the controller against it; otherwise start a
 # throwaway local control plane with the sample CronJob (hack/run-local.sh). RUN_ARGS go to the manager.
@@ -220,9 +232,13 @@ run: manifests generate fmt vet $(if $(KUBECONFIG),install,lifecycle-assets) ## 
 GO_TAGS ?=
 
 .PHONY: docker-build
-docker-build: ## Build the manager image IMG (FROM scratch, offline) from a static binary built here; GO_TAGS adds build tags.
-	CGO_ENABLED=0 GOOS=linux GOARCH=$(HOST_ARCH) go build -trimpath -ldflags "-s -w" -tags "$(GO_TAGS)" -o bin/image/manager .
-	$(CONTAINER_TOOL) build -t $(IMG) .
+docker-build: ## Build the manager image IMG offline: a static binary built here, in the Dockerfile's prebuilt stage (FROM scratch); GO_TAGS adds build tags.
+	CGO_ENABLED=0 GOOS=linux GOARCH=$(HOST_ARCH) go build -trimpath -ldflags "$(GO_LDFLAGS)" -tags "$(GO_TAGS)" -o bin/image/manager .
+	$(CONTAINER_TOOL) build --target prebuilt --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG) .
+
+.PHONY: docker-build-source
+docker-build-source: ## Build the manager image IMG from source in the Go toolchain image (the Dockerfile's default stage; needs a registry and BuildKit).
+	$(CONTAINER_TOOL) build --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMG) .
 
 .PHONY: docker-push
 docker-push: ## Push the container image IMG.
@@ -232,13 +248,17 @@ docker-push: ## Push the container image IMG.
 
 # build-installer and chart write the install artefacts from config/, with the manager image IMG
 # (hack/dist.sh); both are committed and make verify checks them with the default IMG.
+.PHONY: config-image
+config-image: kustomize ## Pin config/manager's image to the release's ($(IMAGE_REPO):v$(VERSION)); make verify checks it.
+	cd config/manager && "$(KUSTOMIZE)" edit set image "controller=$(IMAGE_REPO):v$(VERSION)"
+
 .PHONY: build-installer
 build-installer: manifests kustomize ## Write dist/install.yaml (kustomize build config/default: CRD, RBAC, manager with image IMG, webhooks).
 	KUSTOMIZE="$(KUSTOMIZE)" IMG="$(IMG)" hack/dist.sh installer
 
 .PHONY: chart
 chart: manifests kustomize ## Generate the Helm chart dist/chart from config/ (hack/chartgen), for image IMG; rerun after any change to config/.
-	KUSTOMIZE="$(KUSTOMIZE)" IMG="$(IMG)" hack/dist.sh chart
+	KUSTOMIZE="$(KUSTOMIZE)" IMG="$(IMG)" VERSION="$(VERSION)" hack/dist.sh chart
 
 .PHONY: helm-lint
 helm-lint: helm kustomize ## helm lint and helm template of dist/chart (default values, every option on); renderings checked against config/'s builds.

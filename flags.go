@@ -30,6 +30,8 @@ type options struct {
 	burst int
 	// zap configures the logger (--zap-*).
 	zap zap.Options
+	// showVersion prints the build (version.Info) and exits.
+	showVersion bool
 }
 
 // parse registers the manager's flags on fs (bindFlags) and parses args with it. main passes
@@ -66,6 +68,7 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.maxWaitingRuns, "max-waiting-runs-per-cronjob", 100, "How many Pending CronJobRuns (waiting for the CronJob's concurrency policy) one CronJob may have; a new one beyond it is Rejected (TooManyWaitingRuns). Negative: no limit.")
 	fs.Float64Var(&o.qps, "kube-api-qps", 50, "Queries per second to the Kubernetes API server (client-side rate limit).")
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "Burst of queries to the Kubernetes API server (client-side rate limit).")
+	fs.BoolVar(&o.showVersion, "version", false, "Print the version, git revision, platform and Go version of this build, and exit.")
 	o.zap = zap.Options{Development: false}
 	o.zap.BindFlags(fs)
 }

@@ -4,6 +4,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"net/http"
 	"os"
 	"runtime/debug"
@@ -15,6 +16,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
@@ -22,6 +24,7 @@ import (
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	cronjobv2 "github.com/cronjob-operator/cronjob-operator/api/v2"
 	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/controllers/version"
 )
 
 // main parses the flags, sets up the logger, the Go memory limit, the manager, the webhook certificate, the
@@ -30,6 +33,10 @@ import (
 func main() {
 	var o options
 	_ = o.parse(flag.CommandLine, os.Args[1:]) // flag.CommandLine exits on a bad flag, as flag.Parse does.
+	if o.showVersion {
+		fmt.Println(version.Get())
+		return
+	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
 	log := ctrl.Log.WithName("setup")
 
@@ -62,7 +69,7 @@ func main() {
 		log.Error(err, "Unable to set up ready check")
 		os.Exit(1)
 	}
-	log.Info("Starting manager", "watchNamespaces", o.watchNamespaces, "leaderElect", o.leaderElect, "webhooks", o.enableWebhooks,
+	log.Info("Starting manager", "version", version.Get().String(), "watchNamespaces", o.watchNamespaces, "leaderElect", o.leaderElect, "webhooks", o.enableWebhooks,
 		"maxConcurrentReconciles", o.maxConcurrent, "maxWaitingRunsPerCronJob", o.maxWaitingRuns, "qps", o.qps, "burst", o.burst,
 		"http2", o.servers.enableHTTP2, "goMemoryLimit", debug.SetMemoryLimit(-1))
 	if err := cronJobs.Start(ctrl.SetupSignalHandler()); err != nil {
@@ -73,7 +80,9 @@ func main() {
 
 // newManager returns a manager for the API server of cfg, with the built-in types and the CronJob API in its
 // scheme and the client rate limit, cache, servers, probes and leader election of o. It sets o's rate limit
-// on cfg. It returns controller-runtime's error when the manager cannot be made.
+// and the project's User-Agent (version.Info.UserAgent) on cfg, and writes every object as the field manager
+// version.Name, so metadata.managedFields and the API server's audit log name cronjob-operator, not the
+// binary ("manager"). It returns controller-runtime's error when the manager cannot be made.
 func newManager(cfg *rest.Config, o *options) (ctrl.Manager, error) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
@@ -82,8 +91,10 @@ func newManager(cfg *rest.Config, o *options) (ctrl.Manager, error) {
 
 	cfg.QPS = float32(o.qps)
 	cfg.Burst = o.burst
+	cfg.UserAgent = version.Get().UserAgent()
 	return ctrl.NewManager(cfg, ctrl.Options{
 		Scheme:                 scheme,
+		Client:                 client.Options{FieldOwner: version.Name},
 		Cache:                  controllers.CacheOptions(splitNamespaces(o.watchNamespaces)...),
 		Metrics:                o.servers.metrics(),
 		WebhookServer:          webhook.NewServer(o.servers.webhook()),

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 
@@ -21,8 +22,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/cronjob-operator/cronjob-operator/controllers/version"
 	"github.com/cronjob-operator/cronjob-operator/test/framework"
 )
 
@@ -94,6 +95,7 @@ var _ = Describe("Webhook certificate rotation", Ordered, func() {
 				g.Expect(secret.Data).To(HaveKey("tls.crt"))
 				g.Expect(secret.Data).To(HaveKey("tls.key"))
 			}).Should(Succeed())
+			Expect(fieldManagers(secret)).To(ContainElement(version.Name), "the manager writes as cronjob-operator, not as its binary's name")
 			for _, key := range []string{"tls.crt", "tls.key"} {
 				Expect(os.WriteFile(filepath.Join(certDir, key), secret.Data[key], 0o600)).To(Succeed())
 			}
@@ -125,22 +127,18 @@ var _ = Describe("Webhook certificate rotation", Ordered, func() {
 	})
 })
 
-// startRotator starts a manager that makes its requests as managerUser and runs the webhook certificate
-// rotator with main.go's defaults (the flags config/default passes), with certDir as the certificate
-// directory, and stops it when the spec ends. It returns the rotator's ready channel.
+// startRotator starts a manager made by main.go's newManager (metrics and probes off) that makes its
+// requests as managerUser and runs the webhook certificate rotator with main.go's defaults (the flags
+// config/default passes), with certDir as the certificate directory, and stops it when the spec ends. It
+// returns the rotator's ready channel.
 func startRotator(ctx context.Context, admin *rest.Config, certDir string) <-chan struct{} {
 	GinkgoHelper()
 	cfg := rest.CopyConfig(admin)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: managerUser}
-	scheme := runtime.NewScheme()
-	Expect(corev1.AddToScheme(scheme)).To(Succeed())
-	Expect(admissionregistrationv1.AddToScheme(scheme)).To(Succeed())
-	Expect(apiextensionsv1.AddToScheme(scheme)).To(Succeed())
-	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
-		Scheme:                 scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-	})
+	var o options
+	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
+	Expect(o.parse(fs, []string{"--metrics-bind-address=0", "--health-probe-bind-address=0"})).To(Succeed())
+	mgr, err := newManager(cfg, &o)
 	Expect(err).NotTo(HaveOccurred())
 	GinkgoT().Setenv("POD_NAMESPACE", operatorNamespace)
 	ready, err := addWebhookCertRotator(mgr, webhookCertOptions{
@@ -163,4 +161,13 @@ func startRotator(ctx context.Context, admin *rest.Config, certDir string) <-cha
 		Eventually(done).Should(Receive(Not(HaveOccurred())))
 	})
 	return ready
+}
+
+// fieldManagers returns the field managers of o's metadata.managedFields.
+func fieldManagers(o client.Object) []string {
+	var names []string
+	for _, m := range o.GetManagedFields() {
+		names = append(names, m.Manager)
+	}
+	return names
 }

@@ -11,7 +11,7 @@ set -o errexit -o nounset -o pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KUSTOMIZE=${KUSTOMIZE:-kustomize}
 KUBECTL=${KUBECTL:-kubectl}
-IMG=${IMG:-controller:latest}
+IMG=${IMG:?IMG must name the manager image; make passes IMAGE_REPO:vVERSION}
 DEPLOY_CONFIG=${DEPLOY_CONFIG:-default}
 
 if [[ $# -lt 1 ]]; then

@@ -9,12 +9,13 @@
 # It edits a copy of config/ in a temporary directory, so `kustomize edit` leaves the work tree clean.
 #
 # Usage: hack/dist.sh installer|chart|full
-# Environment: IMG (default controller:latest), KUSTOMIZE (default: from PATH).
+# Environment: IMG (required; make passes its IMG), VERSION (required for chart: the chart's version),
+# KUSTOMIZE (default: from PATH).
 set -o errexit -o nounset -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KUSTOMIZE=${KUSTOMIZE:-kustomize}
-IMG=${IMG:-controller:latest}
+IMG=${IMG:?IMG must name the manager image; make passes IMAGE_REPO:vVERSION}
 
 [[ $# -eq 1 ]] || { echo "usage: $0 installer|chart|full" >&2; exit 2; }
 
@@ -59,7 +60,8 @@ case "$1" in
   chart)
     default_build > "${tmp}/default.yaml"
     full_build > "${tmp}/full.yaml"
-    (cd "${ROOT}" && go run ./hack/chartgen -default "${tmp}/default.yaml" -full "${tmp}/full.yaml" -out dist/chart)
+    { "${KUSTOMIZE}" build "${tmp}/config/samples"; echo "---"; "${KUSTOMIZE}" build "${tmp}/config/samples/v2"; } > "${tmp}/samples.yaml"
+    (cd "${ROOT}" && go run ./hack/chartgen -default "${tmp}/default.yaml" -full "${tmp}/full.yaml" -samples "${tmp}/samples.yaml" -version "${VERSION:?VERSION must be the release version; make passes it}" -out dist/chart)
     echo "dist.sh: wrote dist/chart (image ${IMG})"
     ;;
   full) full_build ;;

@@ -13,7 +13,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 rc=0
 
 # build-installer and chart with the Makefile's default IMG: the committed dist/ is built with it.
-env -u IMG "${MAKE:-make}" manifests generate fmt build-installer chart
+env -u IMG "${MAKE:-make}" manifests generate fmt config-image build-installer chart
 changes=$(git status --porcelain --untracked-files=all)
 if [[ -n "${changes}" ]]; then
   echo "verify: files differ from what make manifests generate fmt build-installer chart produce; run them and commit the result:" >&2

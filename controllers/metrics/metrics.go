@@ -6,6 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/cronjob-operator/cronjob-operator/controllers/version"
 )
 
 // Metric names of the operator, beside controller-runtime's (controller_runtime_reconcile_*,
@@ -37,6 +39,8 @@ const (
 	MetricConsecutiveFailures = "cronjob_operator_cronjob_status_consecutive_failures"
 	MetricSucceededRuns       = "cronjob_operator_cronjob_status_succeeded_runs"
 	MetricFailedRuns          = "cronjob_operator_cronjob_status_failed_runs"
+	// Issue 27: which build runs.
+	MetricBuildInfo = "cronjob_operator_build_info"
 )
 
 // MetricNames returns the names of the metrics the operator exports beside controller-runtime's: the
@@ -44,7 +48,7 @@ const (
 // per-CronJob state metrics.
 func MetricNames() []string {
 	return []string{
-		MetricJobCreationSkew, MetricRunsStarted, MetricRunsMissed, MetricRunsExcluded, MetricJobCreateFailures, MetricJobsDeleted, MetricRunsEnded,
+		MetricJobCreationSkew, MetricRunsStarted, MetricRunsMissed, MetricRunsExcluded, MetricJobCreateFailures, MetricJobsDeleted, MetricRunsEnded, MetricBuildInfo,
 		MetricCronJobInfo, MetricCronJobCreated, MetricNextScheduleTime, MetricLastScheduleTime,
 		MetricLastSuccessfulTime, MetricLastFailureTime, MetricActive, MetricQueued, MetricSuspend, MetricCondition,
 		MetricRunTimeout, MetricStartTimeout, MetricSuccessDeadline, MetricPaused, MetricConsecutiveFailures,
@@ -112,6 +116,9 @@ const (
 	EndedDeleted      = "deleted"
 )
 
+// buildInfoHelp is the help text of cronjob_operator_build_info.
+const buildInfoHelp = "Always 1, labelled with the running build: version (the release, or dev), revision (the git commit's first 12 characters, -modified for a dirty tree) and goversion. Join on it to tell which release a series came from."
+
 // skewBuckets resolve our start skew (tens of milliseconds, README "Benchmarks") up to the top bucket of
 // batch/v1's cronjob_controller_job_creation_skew_duration_seconds (512 s), in seconds.
 var skewBuckets = []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512}
@@ -126,6 +133,7 @@ type Metrics struct {
 	createFailures prometheus.Counter
 	deleted        *prometheus.CounterVec
 	ended          *prometheus.CounterVec
+	buildInfo      *prometheus.GaugeVec
 }
 
 // NewMetrics returns metrics registered nowhere (tests register them on a registry of their own). Every
@@ -165,7 +173,13 @@ func NewMetrics() *Metrics {
 			Name: MetricRunsEnded,
 			Help: "Runs that ended, once per run, by result: succeeded, failed, timed_out, never_started, replaced or deleted (status.recentRuns).",
 		}, []string{"result"}),
+		buildInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: MetricBuildInfo,
+			Help: buildInfoHelp,
+		}, []string{"version", "revision", "goversion"}),
 	}
+	build := version.Get()
+	m.buildInfo.WithLabelValues(build.Version, build.ShortRevision(), build.GoVersion).Set(1)
 	for _, t := range []string{TriggerSchedule, TriggerCatchUp, TriggerQueued, TriggerManual} {
 		m.started.WithLabelValues(t)
 	}
@@ -184,7 +198,7 @@ func NewMetrics() *Metrics {
 
 // Collectors returns the metrics, to register them.
 func (m *Metrics) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{m.skew, m.started, m.missed, m.excluded, m.createFailures, m.deleted, m.ended}
+	return []prometheus.Collector{m.skew, m.started, m.missed, m.excluded, m.createFailures, m.deleted, m.ended, m.buildInfo}
 }
 
 // DefaultMetrics returns the metrics registered on controller-runtime's registry, which its metrics server

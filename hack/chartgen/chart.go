@@ -49,6 +49,9 @@ type chart struct {
 	namespace, prefix string
 	// webhookSecret is the Secret the webhook serving certificate is in (--webhook-cert-secret).
 	webhookSecret string
+	// crds are the served versions of the CRDs, and samples the objects of config/samples, for Chart.yaml.
+	crds    []crdInfo
+	samples []object
 }
 
 // newChart builds the chart from the two builds (see the command's doc).
@@ -81,6 +84,11 @@ func newChart(base, full []object) (*chart, error) {
 		}
 	}
 
+	for _, o := range base {
+		if o.kind() == kindCRD {
+			c.crds = append(c.crds, servedVersions(o)...)
+		}
+	}
 	for _, o := range full {
 		b, ok := inBase[o.key()]
 		if o.kind() == kindNamespace {
@@ -295,7 +303,7 @@ func (c *chart) write(out string) error {
 		return err
 	}
 	files := map[string]string{
-		"Chart.yaml":                 chartYAML(c.values),
+		"Chart.yaml":                 chartYAML(c.values, c.crds, c.samples),
 		"values.yaml":                valuesYAML(c.values),
 		".helmignore":                helmignore,
 		"templates/_helpers.tpl":     helpers,
@@ -359,4 +367,24 @@ func gateConversion(t *template, o object) error {
 		}
 	}
 	return nil
+}
+
+// servedVersions lists the versions a CRD serves, for Artifact Hub, described by the first sentence of
+// each version's schema description.
+func servedVersions(crd object) []crdInfo {
+	kind := str(mapAt(map[string]any(crd), "spec", "names"), "kind")
+	var out []crdInfo
+	for _, v := range listAt(mapAt(map[string]any(crd), "spec"), "versions") {
+		m, ok := v.(map[string]any)
+		if !ok || m["served"] != true {
+			continue
+		}
+		desc := str(mapAt(m, "schema", "openAPIV3Schema"), "description")
+		if i := strings.Index(desc, ". "); i >= 0 {
+			desc = desc[:i+1]
+		}
+		desc = strings.Join(strings.Fields(desc), " ")
+		out = append(out, crdInfo{Kind: kind, Version: str(m, "name"), Name: crd.name(), Description: desc})
+	}
+	return out
 }

@@ -6,7 +6,7 @@
 //
 // Usage:
 //
-//	chartgen -default DEFAULT.yaml -full FULL.yaml -out dist/chart
+//	chartgen -default DEFAULT.yaml -full FULL.yaml [-samples SAMPLES.yaml] -version X.Y.Z -out dist/chart
 //	chartgen -compare RENDERED.yaml EXPECTED.yaml
 //
 // DEFAULT.yaml is `kustomize build config/default`; FULL.yaml is the same with every optional part added
@@ -27,6 +27,8 @@ func main() {
 	defaultFile := flag.String("default", "", "kustomize build of config/default")
 	fullFile := flag.String("full", "", "kustomize build of config/default with every optional part")
 	out := flag.String("out", "dist/chart", "chart directory to write (its templates/ is replaced)")
+	samplesFile := flag.String("samples", "", "kustomize build of config/samples (optional): Artifact Hub's CRD examples")
+	version := flag.String("version", "", "the release's version without the v (the Makefile's VERSION): the chart's version; its appVersion is vVERSION")
 	compare := flag.Bool("compare", false, "compare two manifest streams (RENDERED EXPECTED) instead")
 	flag.Parse()
 
@@ -34,8 +36,8 @@ func main() {
 	switch {
 	case *compare && flag.NArg() == 2:
 		err = compareFiles(flag.Arg(0), flag.Arg(1))
-	case !*compare && *defaultFile != "" && *fullFile != "":
-		err = generate(*defaultFile, *fullFile, *out)
+	case !*compare && *defaultFile != "" && *fullFile != "" && *version != "":
+		err = generate(*defaultFile, *fullFile, *samplesFile, *version, *out)
 	default:
 		flag.Usage()
 		os.Exit(2)
@@ -46,8 +48,9 @@ func main() {
 	}
 }
 
-// generate reads both builds and writes the chart into out.
-func generate(defaultFile, fullFile, out string) error {
+// generate reads both builds (and the samples, when samplesFile is not empty) and writes the chart of
+// version into out.
+func generate(defaultFile, fullFile, samplesFile, version, out string) error {
 	base, err := readObjects(defaultFile)
 	if err != nil {
 		return err
@@ -59,6 +62,16 @@ func generate(defaultFile, fullFile, out string) error {
 	c, err := newChart(base, full)
 	if err != nil {
 		return err
+	}
+	c.values.Version = version
+	if samplesFile != "" {
+		if c.samples, err = readObjects(samplesFile); err != nil {
+			return err
+		}
+		for _, o := range c.samples { // an example goes into the reader's namespace, written by hand
+			delete(o.metadata(), "namespace")
+			delete(mapAt(o.metadata(), fieldLabels), "app.kubernetes.io/managed-by")
+		}
 	}
 	return c.write(out)
 }
