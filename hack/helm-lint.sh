@@ -6,7 +6,8 @@
 #      policies, the flow control) those of
 #      config/default with those parts added (hack/dist.sh full), bar Helm's labels and the Namespace
 #      (hack/chartgen -compare): the two install paths are one;
-#   3. helm template with every option on, and with webhooks and metrics off, renders what those values say.
+#   3. helm template with every option on, with webhooks and metrics off, and as a second release in a
+#      cluster, renders what those values say.
 #
 # Usage: hack/helm-lint.sh   Environment: HELM, KUSTOMIZE (default: from PATH).
 set -o errexit -o nounset -o pipefail
@@ -53,4 +54,16 @@ for unwanted in 'kind: ValidatingWebhookConfiguration' 'kind: MutatingWebhookCon
   ! grep -qF -- "${unwanted}" "${tmp}/off.yaml" || fail "webhooks and metrics off: the rendering has ${unwanted}"
 done
 grep -qF -- '--metrics-bind-address=0' "${tmp}/off.yaml" || fail "metrics off: no --metrics-bind-address=0"
+
+# A second release in a cluster (README "Install"): every name is the release's, bar the CRDs' (not
+# installed by it), its webhooks judge only its namespaces, and it leaves the CRD's conversion alone.
+"${HELM}" template team-b "${CHART}" --namespace team-b -f "${CHART}/ci/all-options-values.yaml" \
+  --set crd.enabled=false --set 'watchNamespaces={b1,b2}' > "${tmp}/second.yaml"
+others=$(grep -E '^  name: ' "${tmp}/second.yaml" | grep -v '^  name: team-b-cronjob-operator-' || true)
+[[ -z "${others}" ]] || fail "a second release: names that are not the release's: ${others}"
+! grep -q 'kind: CustomResourceDefinition' "${tmp}/second.yaml" || fail "a second release with crd.enabled=false installs a CRD"
+for want in '--conversion-crd=' 'key: kubernetes.io/metadata.name' '- b2' \
+  'name: team-b-cronjob-operator-controller-manager' 'namespace: b1'; do
+  grep -qF -- "${want}" "${tmp}/second.yaml" || fail "a second release: the rendering lacks ${want}"
+done
 echo "helm-lint: dist/chart lints, renders dist/install.yaml and config/'s optional parts, and every option"

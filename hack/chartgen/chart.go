@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ const (
 	condCRD            = "$.Values.crd.enabled"
 	condWebhooks       = "$.Values.webhooks.enabled"
 	condCertManager    = "(and $.Values.webhooks.enabled $.Values.certManager.enabled)"
+	condOwnIssuer      = "(and $.Values.webhooks.enabled $.Values.certManager.enabled (not $.Values.certManager.issuerRef.name))"
 	condMetrics        = "$.Values.metrics.enabled"
 	condServiceMonitor = "(and $.Values.metrics.enabled $.Values.metrics.serviceMonitor.enabled)"
 	condPrometheusRule = "$.Values.prometheusRule.enabled"
@@ -40,6 +42,14 @@ const (
 
 // nsToken stands for the release's namespace wherever config/'s namespace appears in a string.
 const nsToken = "zzchartgennszz"
+
+// prefixToken stands for the release's name prefix (the fullname helper and a hyphen) wherever config/'s
+// namePrefix begins a name, in the object's own name and in every reference to one: a flag's value, a
+// roleRef, a Service of a webhook, a DNS name, a ServiceAccount's user name in a CEL expression.
+const prefixToken = "zzchartgenprefixzz"
+
+// prefixText is what prefixToken becomes in a template.
+const prefixText = `{{ include "cronjob-operator.fullname" $ }}-`
 
 // chart is the generated chart: template files by path under templates/, and the values' defaults.
 type chart struct {
@@ -81,6 +91,8 @@ func newChart(base, full []object) (*chart, error) {
 		if o.kind() == kindDeployment {
 			args := listAt(managerContainer(o), "args")
 			c.webhookSecret, _ = flagValue(args, "--webhook-cert-secret")
+			// As add writes it: with the release's prefix.
+			c.webhookSecret = prefixToken + strings.TrimPrefix(c.webhookSecret, c.prefix)
 		}
 	}
 
@@ -117,13 +129,16 @@ func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 		case v == nil:
 		case v.kind() != kindCRD:
 			replaceStrings(map[string]any(v), c.namespace, nsToken)
+			c.replacePrefix(map[string]any(v))
 		default:
-			// Only where a CRD names the release's namespace: the conversion webhook's Service and the CA
-			// injector's Certificate (its schema's descriptions stay as they are).
+			// Only where a CRD names the release's namespace and names: the conversion webhook's Service and
+			// the CA injector's Certificate (its name and schema's descriptions stay as they are).
 			if spec, ok := v["spec"].(map[string]any); ok {
 				replaceStrings(spec["conversion"], c.namespace, nsToken)
+				c.replacePrefix(spec["conversion"])
 			}
 			replaceStrings(v.metadata()["annotations"], c.namespace, nsToken)
+			c.replacePrefix(v.metadata()["annotations"])
 		}
 	}
 	escapeTemplateText(t, map[string]any(o))
@@ -154,7 +169,13 @@ func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 		if err = c.deployment(t, o, fullVersion); err == nil {
 			text, err = t.render(o)
 		}
-	case o.kind() == "ClusterRole" && o.name() == c.prefix+"manager-role":
+	case o.kind() == "Certificate":
+		issuerRef(t, o)
+		text, err = t.render(o)
+	case o.kind() == "ValidatingWebhookConfiguration" || o.kind() == "MutatingWebhookConfiguration":
+		scopeWebhooks(t, o)
+		text, err = t.render(o)
+	case o.kind() == "ClusterRole" && c.shortName(o) == "manager-role":
 		text, err = c.managerRole(t, o)
 	default:
 		text, err = t.render(o)
@@ -165,18 +186,31 @@ func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 	if cond != "" {
 		text = "{{- if " + cond + " }}\n" + text + "{{- end }}\n"
 	}
-	file := filepath.Join(dir, strings.ToLower(o.kind())+"-"+strings.TrimPrefix(o.name(), c.prefix)+".yaml")
+	file := filepath.Join(dir, strings.ToLower(o.kind())+"-"+c.shortName(o)+".yaml")
 	if _, dup := c.files[file]; dup {
 		return fmt.Errorf("two objects would be written to %s", file)
 	}
-	c.files[file] = strings.ReplaceAll(text, nsToken, "{{ $.Release.Namespace }}")
+	c.files[file] = strings.NewReplacer(nsToken, "{{ $.Release.Namespace }}", prefixToken, prefixText).Replace(text)
 	return nil
+}
+
+// shortName is o's name without config/'s namePrefix (or the token in its place).
+func (c *chart) shortName(o object) string {
+	return strings.TrimPrefix(strings.TrimPrefix(o.name(), prefixToken), c.prefix)
+}
+
+// replacePrefix puts prefixToken in place of config/'s namePrefix wherever it begins a name in the strings
+// of v: at the start of a string or after one of = / : , ( or a space or quote. Inside a word it is left
+// alone (the webhook paths /validate-batch-cronjob-operator-dev-v1-cronjob name the API group).
+func (c *chart) replacePrefix(v any) {
+	re := regexp.MustCompile(`(^|[=/:,( "'])` + regexp.QuoteMeta(c.prefix))
+	mapStrings(v, func(s string) string { return re.ReplaceAllString(s, "${1}"+prefixToken) })
 }
 
 // classify returns the condition an object is gated by ("" for none) and the templates/ directory it goes
 // to ("" for an object chartgen cannot place).
 func (c *chart) classify(o object) (cond, dir string) {
-	name := strings.TrimPrefix(o.name(), c.prefix)
+	name := c.shortName(o)
 	switch o.kind() {
 	case kindCRD:
 		return condCRD, "crd"
@@ -200,7 +234,9 @@ func (c *chart) classify(o object) (cond, dir string) {
 		}
 	case "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration":
 		return condWebhooks, dirWebhook
-	case "Issuer", "Certificate":
+	case "Issuer":
+		return condOwnIssuer, "certmanager"
+	case "Certificate":
 		return condCertManager, "certmanager"
 	case "ServiceMonitor":
 		return condServiceMonitor, "prometheus"
@@ -227,7 +263,7 @@ func (c *chart) classify(o object) (cond, dir string) {
 // has the object (a PodDisruptionBudget there is kept in the chart's defaults, an optional part is off).
 func (c *chart) setDefault(cond string, on bool) {
 	switch cond {
-	case condCertManager:
+	case condCertManager, condOwnIssuer:
 		c.values.CertManager = on
 	case condServiceMonitor:
 		c.values.ServiceMonitor = on
@@ -387,4 +423,50 @@ func servedVersions(crd object) []crdInfo {
 		out = append(out, crdInfo{Kind: kind, Version: str(m, "name"), Name: crd.name(), Description: desc})
 	}
 	return out
+}
+
+// scopeWebhooks limits each webhook of a configuration to the watched namespaces in namespace-scoped mode
+// (a namespaceSelector on kubernetes.io/metadata.name), so that a release's webhooks, whose failurePolicy is
+// Fail, judge only its own tenants' objects: with two releases, one that is down blocks no write of the
+// other's namespaces.
+func scopeWebhooks(t *template, o object) {
+	for _, w := range listAt(map[string]any(o), "webhooks") {
+		if m, ok := w.(map[string]any); ok {
+			m[t.block(func(indent int) []string {
+				pad := strings.Repeat(" ", indent)
+				return []string{
+					pad + "{{- with $.Values.watchNamespaces }}",
+					pad + "namespaceSelector:",
+					pad + "  matchExpressions:",
+					pad + "    - key: kubernetes.io/metadata.name",
+					pad + "      operator: In",
+					pad + "      values:",
+					fmt.Sprintf("%s        {{- toYaml . | nindent %d }}", pad, indent+8),
+					pad + "{{- end }}",
+				}
+			})] = ""
+		}
+	}
+}
+
+// issuerRef lets a Certificate's issuer be the user's (certManager.issuerRef: an Issuer in the release's
+// namespace or a ClusterIssuer) instead of the chart's self-signed Issuer, which is then not installed.
+func issuerRef(t *template, o object) {
+	spec := mapAt(map[string]any(o), "spec")
+	own, err := encode(spec["issuerRef"])
+	if err != nil {
+		panic(err)
+	}
+	spec["issuerRef"] = t.block(func(indent int) []string {
+		pad := strings.Repeat(" ", indent)
+		lines := []string{
+			pad + "{{- if $.Values.certManager.issuerRef.name }}",
+			fmt.Sprintf("%s{{- toYaml $.Values.certManager.issuerRef | nindent %d }}", pad, indent),
+			pad + "{{- else }}",
+		}
+		for l := range strings.SplitSeq(strings.TrimSuffix(own, "\n"), "\n") {
+			lines = append(lines, pad+l)
+		}
+		return append(lines, pad+"{{- end }}")
+	})
 }

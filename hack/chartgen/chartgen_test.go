@@ -94,7 +94,7 @@ func TestNewChart(t *testing.T) {
 		"  namespace: {{ $.Release.Namespace }}\n",
 		"  replicas: {{ $.Values.replicas }}\n",
 		"image: {{ $.Values.image.repository }}:{{ $.Values.image.tag }}\n",
-		"{{- if $.Values.webhooks.enabled }}\n            - --enable-webhooks\n            - --webhook-cert-secret=op-webhook-server-cert\n            {{- end }}\n",
+		"{{- if $.Values.webhooks.enabled }}\n            - --enable-webhooks\n            - --webhook-cert-secret={{ include \"cronjob-operator.fullname\" $ }}-webhook-server-cert\n            {{- end }}\n",
 		"{{- if (and $.Values.webhooks.enabled $.Values.certManager.enabled) }}\n            - --webhook-cert-rotation=false\n",
 		"{{- toYaml $.Values.resources | nindent 12 }}",
 	} {
@@ -107,8 +107,8 @@ func TestNewChart(t *testing.T) {
 			t.Errorf("the Deployment's template has %q:\n%s", unwanted, deploy)
 		}
 	}
-	if issuer := c.files["certmanager/issuer-selfsigned-issuer.yaml"]; !strings.HasPrefix(issuer, "{{- if "+condCertManager+" }}\n") {
-		t.Errorf("the Issuer is not behind certManager.enabled:\n%s", issuer)
+	if issuer := c.files["certmanager/issuer-selfsigned-issuer.yaml"]; !strings.HasPrefix(issuer, "{{- if "+condOwnIssuer+" }}\n") {
+		t.Errorf("the Issuer is not behind certManager.enabled and an empty certManager.issuerRef:\n%s", issuer)
 	}
 }
 
@@ -297,8 +297,8 @@ metadata:
 	if c.values.ManualRunsPolicy || c.values.ManagerJobsPolicy || c.values.FlowControl {
 		t.Errorf("an access policy is on by default: %+v", c.values)
 	}
-	if jobs := c.files["policies/validatingadmissionpolicy-manager-jobs.yaml"]; !strings.Contains(jobs, "'system:serviceaccount:' + '{{ $.Release.Namespace }}' + ':' + 'op-controller-manager'") {
-		t.Errorf("the manager's namespace is not the release's:\n%s", jobs)
+	if jobs := c.files["policies/validatingadmissionpolicy-manager-jobs.yaml"]; !strings.Contains(jobs, "'system:serviceaccount:' + '{{ $.Release.Namespace }}' + ':' + '{{ include \"cronjob-operator.fullname\" $ }}-controller-manager'") {
+		t.Errorf("the manager's namespace and name are not the release's:\n%s", jobs)
 	}
 	other := baseBuild + "---\napiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingAdmissionPolicy\nmetadata:\n  name: op-something-else\n"
 	if _, err := newChart(mustDecode(t, baseBuild), mustDecode(t, other)); err == nil {
@@ -352,6 +352,27 @@ spec:
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the CRD's template lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// TestReplacePrefixNamesTheRelease: config/'s namePrefix becomes the release's wherever it begins a name,
+// and stays inside a word (the API group in a webhook path).
+func TestReplacePrefixNamesTheRelease(t *testing.T) {
+	c := &chart{prefix: "op-"}
+	for in, want := range map[string]string{
+		"op-controller-manager":                        prefixToken + "controller-manager",
+		"--webhook-service=op-webhook-service":         "--webhook-service=" + prefixToken + "webhook-service",
+		"ns/op-serving-cert":                           "ns/" + prefixToken + "serving-cert",
+		"op-webhook-service.ns.svc":                    prefixToken + "webhook-service.ns.svc",
+		"'system:serviceaccount:' + 'op-manager'":      "'system:serviceaccount:' + '" + prefixToken + "manager'",
+		"/validate-batch-op-dev-v1-cronjob":            "/validate-batch-op-dev-v1-cronjob",
+		"app.kubernetes.io/name: cronjob-op-something": "app.kubernetes.io/name: cronjob-op-something",
+	} {
+		v := map[string]any{"s": in}
+		c.replacePrefix(v)
+		if v["s"] != want {
+			t.Errorf("replacePrefix(%q) = %q, want %q", in, v["s"], want)
 		}
 	}
 }

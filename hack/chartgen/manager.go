@@ -98,7 +98,40 @@ func (c *chart) deployment(t *template, o, fullVersion object) error {
 	if ports := listAt(mc, "ports"); ports != nil {
 		mc["ports"] = gate(ports, func(m map[string]any) bool { return str(m, "name") == "webhook-server" })
 	}
+	c.podKnobs(t, o)
 	return nil
+}
+
+// podKnobs adds the scheduling, pull, label and priority values every chart has to the manager's Pod
+// template: podLabels and podAnnotations beside config/'s, and affinity (config/'s anti-affinity by default),
+// nodeSelector, tolerations, topologySpreadConstraints, imagePullSecrets and priorityClassName, each left
+// out while empty.
+func (c *chart) podKnobs(t *template, o object) {
+	meta := ensureMap(ensureMap(ensureMap(map[string]any(o), "spec"), "template"), "metadata")
+	ensureMap(meta, fieldLabels)[t.block(withValue("$.Values.podLabels", ""))] = ""
+	ensureMap(meta, "annotations")[t.block(withValue("$.Values.podAnnotations", ""))] = ""
+	podSpec := ensureMap(ensureMap(ensureMap(map[string]any(o), "spec"), "template"), "spec")
+	c.values.Affinity = podSpec["affinity"]
+	delete(podSpec, "affinity")
+	for _, k := range []string{"affinity", "nodeSelector", "tolerations", "topologySpreadConstraints", "imagePullSecrets"} {
+		podSpec[t.block(withValue("$.Values."+k, k))] = ""
+	}
+	podSpec[t.block(func(indent int) []string {
+		pad := strings.Repeat(" ", indent)
+		return []string{pad + "{{- with $.Values.priorityClassName }}", pad + "priorityClassName: {{ . | quote }}", pad + "{{- end }}"}
+	})] = ""
+}
+
+// withValue is a block that writes the value at path as YAML when it is not empty: under key, or, with
+// key "", as entries of the map the block is in.
+func withValue(path, key string) func(int) []string {
+	return func(indent int) []string {
+		pad := strings.Repeat(" ", indent)
+		if key == "" {
+			return []string{pad + "{{- with " + path + " }}", fmt.Sprintf("%s{{- toYaml . | nindent %d }}", pad, indent), pad + "{{- end }}"}
+		}
+		return []string{pad + "{{- with " + path + " }}", pad + key + ":", fmt.Sprintf("%s  {{- toYaml . | nindent %d }}", pad, indent+2), pad + "{{- end }}"}
+	}
 }
 
 // addOnly appends to list, behind certManager.enabled, the named entries of full that list lacks.
@@ -166,6 +199,11 @@ func (c *chart) args(t *template, args, fullArgs []any) []any {
 	out = append(out, t.block(func(indent int) []string {
 		pad := strings.Repeat(" ", indent)
 		return []string{
+			// A release without the CRD (the second of two in a cluster) leaves its conversion caBundle to the
+			// release that installed it, whose Service the CRD's conversion webhook names.
+			pad + "{{- if and $.Values.webhooks.enabled (not $.Values.crd.enabled) }}",
+			pad + "- --conversion-crd=",
+			pad + "{{- end }}",
 			pad + "{{- if $.Values.enableHTTP2 }}",
 			pad + "- --enable-http2",
 			pad + "{{- end }}",
@@ -225,7 +263,7 @@ metadata: {name: %[1]s, namespace: %[2]s}
 roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: %[1]s}
 subjects:
 - {kind: ServiceAccount, name: %[3]scontroller-manager, namespace: %[4]s}
-`, watched, t.inline("{{ $ns }}"), c.prefix, nsToken))
+`, watched, t.inline("{{ $ns }}"), prefixToken, nsToken))
 	if err != nil {
 		return "", err
 	}

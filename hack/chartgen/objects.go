@@ -118,19 +118,24 @@ func flagValue(args []any, name string) (string, bool) {
 	return "", false
 }
 
-// replaceStrings replaces old with repl in every string scalar under v, in place.
-func replaceStrings(v any, old, repl string) any {
+// replaceStrings replaces old with repl in every string of v (maps and lists are changed in place).
+func replaceStrings(v any, old, repl string) {
+	mapStrings(v, func(s string) string { return strings.ReplaceAll(s, old, repl) })
+}
+
+// mapStrings replaces every string of v by f of it (maps and lists are changed in place).
+func mapStrings(v any, f func(string) string) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, e := range t {
-			t[k] = replaceStrings(e, old, repl)
+			t[k] = mapStrings(e, f)
 		}
 	case []any:
 		for i, e := range t {
-			t[i] = replaceStrings(e, old, repl)
+			t[i] = mapStrings(e, f)
 		}
 	case string:
-		return strings.ReplaceAll(t, old, repl)
+		return f(t)
 	}
 	return v
 }

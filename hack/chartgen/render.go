@@ -88,7 +88,7 @@ func (t *template) render(obj any) (string, error) {
 	for tok, repl := range t.inlines {
 		text = strings.ReplaceAll(text, tok, repl)
 	}
-	if strings.Contains(strings.ReplaceAll(text, nsToken, ""), "zzchartgen") {
+	if strings.Contains(strings.NewReplacer(nsToken, "", prefixToken, "").Replace(text), "zzchartgen") {
 		return "", fmt.Errorf("a token was left in the output (a token in an unexpected place):\n%s", text)
 	}
 	return text, nil
