@@ -3,7 +3,7 @@
 #   installer  dist/install.yaml: kustomize build config/default with the manager image IMG;
 #   chart      dist/chart: hack/chartgen over that build and over the "full" build (below);
 #   full       prints the full build: config/default with config/certmanager and, when present,
-#              config/prometheus, config/prometheus/rules, config/network-policy, config/policies/manual-runs,
+#              config/prometheus, config/prometheus/rules, config/grafana, config/network-policy, config/policies/manual-runs,
 #              config/policies/manager-jobs and config/flowcontrol added, i.e. every optional part of the
 #              chart on.
 # It edits a copy of config/ in a temporary directory, so `kustomize edit` leaves the work tree clean.
@@ -28,11 +28,13 @@ cp -R "${ROOT}/config" "${tmp}/config"
 default_build() { "${KUSTOMIZE}" build "${tmp}/config/default"; }
 
 # full_build adds every optional part to the copy's config/default, as a user enables one by a line there:
-# a directory whose kustomization is a Component as a component, any other as a resource.
+# a directory whose kustomization is a Component as a component, any other as a resource; and, with
+# cert-manager on, config/prometheus' TLS patch (the ServiceMonitor verifies the metrics certificate).
 full_build() {
   local dir part
   dir="${tmp}/config/default"
-  for part in certmanager prometheus prometheus/rules network-policy policies/manual-runs policies/manager-jobs flowcontrol; do
+  (cd "${tmp}/config/prometheus" && "${KUSTOMIZE}" edit add patch --path monitor_tls_patch.yaml --kind ServiceMonitor)
+  for part in certmanager prometheus prometheus/rules grafana network-policy policies/manual-runs policies/manager-jobs flowcontrol; do
     [[ -f "${tmp}/config/${part}/kustomization.yaml" ]] || continue
     if grep -Eq "^- \.\./${part}/?$" "${dir}/kustomization.yaml"; then
       continue # already on in config/default

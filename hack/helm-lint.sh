@@ -33,7 +33,7 @@ render > "${tmp}/default.yaml"
 repo=$(sed -n 's/^  repository: //p' "${CHART}/values.yaml" | head -n 1)
 tag=$(sed -n 's/^  tag: "\(.*\)"$/\1/p' "${CHART}/values.yaml" | head -n 1)
 IMG="${repo}:${tag}" hack/dist.sh full > "${tmp}/full-expected.yaml"
-render --set certManager.enabled=true,metrics.serviceMonitor.enabled=true,prometheusRule.enabled=true \
+render --set certManager.enabled=true,metrics.serviceMonitor.enabled=true,prometheusRule.enabled=true,dashboard.enabled=true \
   --set networkPolicy.enabled=true,podDisruptionBudget.enabled=true \
   --set policies.manualRuns.enabled=true,policies.managerJobs.enabled=true,flowControl.enabled=true \
   > "${tmp}/full.yaml"

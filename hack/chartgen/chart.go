@@ -19,6 +19,8 @@ const (
 	condMetrics        = "$.Values.metrics.enabled"
 	condServiceMonitor = "(and $.Values.metrics.enabled $.Values.metrics.serviceMonitor.enabled)"
 	condPrometheusRule = "$.Values.prometheusRule.enabled"
+	condDashboard      = "$.Values.dashboard.enabled"
+	condScraper        = "(and $.Values.metrics.enabled $.Values.metrics.serviceMonitor.enabled (not $.Values.metrics.serviceMonitor.authorization.secretName))"
 	condNetworkPolicy  = "$.Values.networkPolicy.enabled"
 	condPDB            = "$.Values.podDisruptionBudget.enabled"
 	condLeaderElection = "$.Values.leaderElection.enabled"
@@ -172,6 +174,16 @@ func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 	case o.kind() == "Certificate":
 		issuerRef(t, o)
 		text, err = t.render(o)
+	case o.kind() == "ServiceMonitor":
+		serviceMonitor(t, o)
+		text, err = t.render(o)
+	case o.kind() == "PrometheusRule":
+		ensureMap(o.metadata(), fieldLabels)[t.block(withValue("$.Values.prometheusRule.labels", ""))] = ""
+		text, err = t.render(o)
+	case o.kind() == "ConfigMap" && cond == condDashboard:
+		ensureMap(o.metadata(), fieldLabels)[t.block(withValue("$.Values.dashboard.labels", ""))] = ""
+		ensureMap(o.metadata(), "annotations")[t.block(withValue("$.Values.dashboard.annotations", ""))] = ""
+		text, err = t.render(o)
 	case o.kind() == "ValidatingWebhookConfiguration" || o.kind() == "MutatingWebhookConfiguration":
 		scopeWebhooks(t, o)
 		text, err = t.render(o)
@@ -211,6 +223,9 @@ func (c *chart) replacePrefix(v any) {
 // to ("" for an object chartgen cannot place).
 func (c *chart) classify(o object) (cond, dir string) {
 	name := c.shortName(o)
+	if strings.HasPrefix(name, "metrics-scraper") {
+		return condScraper, "prometheus" // the ServiceMonitor's own identity (config/prometheus/scraper.yaml)
+	}
 	switch o.kind() {
 	case kindCRD:
 		return condCRD, "crd"
@@ -242,6 +257,10 @@ func (c *chart) classify(o object) (cond, dir string) {
 		return condServiceMonitor, "prometheus"
 	case "PrometheusRule":
 		return condPrometheusRule, "prometheus"
+	case "ConfigMap":
+		if name == "grafana-dashboard" {
+			return condDashboard, "grafana"
+		}
 	case "NetworkPolicy":
 		return condNetworkPolicy, "network-policy"
 	case "PodDisruptionBudget":
@@ -269,6 +288,8 @@ func (c *chart) setDefault(cond string, on bool) {
 		c.values.ServiceMonitor = on
 	case condPrometheusRule:
 		c.values.PrometheusRule = on
+	case condDashboard:
+		c.values.Dashboard = on
 	case condNetworkPolicy:
 		c.values.NetworkPolicy = on
 	case condPDB:
@@ -469,4 +490,43 @@ func issuerRef(t *template, o object) {
 		}
 		return append(lines, pad+"{{- end }}")
 	})
+}
+
+// serviceMonitor puts the scrape's values into the ServiceMonitor (which chartgen takes from the full build,
+// where config/prometheus verifies the metrics certificate with cert-manager's CA): extra labels for
+// Prometheus' serviceMonitorSelector, the interval, the token's Secret (the chart's own scraper by default)
+// and the TLS settings: the user's, else cert-manager's CA with certManager.enabled, else no verification
+// of the manager's self-signed certificate (config/prometheus/monitor.yaml without its TLS patch).
+func serviceMonitor(t *template, o object) {
+	ensureMap(o.metadata(), fieldLabels)[t.block(withValue("$.Values.metrics.serviceMonitor.labels", ""))] = ""
+	for _, e := range listAt(mapAt(map[string]any(o), "spec"), "endpoints") {
+		ep, ok := e.(map[string]any)
+		if !ok {
+			continue
+		}
+		if creds := mapAt(ep, "authorization", "credentials"); creds != nil {
+			creds["name"] = t.inline(`{{ $.Values.metrics.serviceMonitor.authorization.secretName | default (printf "%s-metrics-scraper-token" (include "cronjob-operator.fullname" $)) }}`)
+			creds["key"] = t.inline(`{{ $.Values.metrics.serviceMonitor.authorization.key }}`)
+		}
+		verified, err := encode(ep["tlsConfig"])
+		if err != nil {
+			panic(err)
+		}
+		ep["tlsConfig"] = t.block(func(indent int) []string {
+			pad := strings.Repeat(" ", indent)
+			lines := []string{
+				pad + "{{- if $.Values.metrics.serviceMonitor.tlsConfig }}",
+				fmt.Sprintf("%s{{- toYaml $.Values.metrics.serviceMonitor.tlsConfig | nindent %d }}", pad, indent),
+				pad + "{{- else if " + condCertManager + " }}",
+			}
+			for l := range strings.SplitSeq(strings.TrimSuffix(verified, "\n"), "\n") {
+				lines = append(lines, pad+l)
+			}
+			return append(lines, pad+"{{- else }}", pad+"insecureSkipVerify: true", pad+"{{- end }}")
+		})
+		ep[t.block(func(indent int) []string {
+			pad := strings.Repeat(" ", indent)
+			return []string{pad + "{{- with $.Values.metrics.serviceMonitor.interval }}", pad + "interval: {{ . }}", pad + "{{- end }}"}
+		})] = ""
+	}
 }

@@ -17,6 +17,7 @@ type values struct {
 	Resources                                  any
 	LeaderElection, Webhooks, CertManager      bool
 	Metrics, ServiceMonitor, PrometheusRule    bool
+	Dashboard                                  bool
 	NetworkPolicy, PodDisruptionBudget         bool
 	ManualRunsPolicy, ManagerJobsPolicy        bool
 	FlowControl                                bool
@@ -123,10 +124,37 @@ metrics:
   serviceMonitor:
     # A Prometheus Operator ServiceMonitor for the metrics Service (needs its CRDs; from config/prometheus).
     enabled: {{ .ServiceMonitor }}
+    # Labels Prometheus' serviceMonitorSelector looks for, e.g. {release: kube-prometheus-stack}.
+    labels: {}
+    # The scrape interval, e.g. 30s. Empty: Prometheus' default.
+    interval: ""
+    authorization:
+      # A Secret in the release's namespace whose key holds a bearer token of an identity that may get
+      # /metrics and /metrics/state (bind it to the ClusterRole <fullname>-metrics-reader). Empty: the
+      # chart's own, the token of the ServiceAccount <fullname>-metrics-scraper.
+      secretName: ""
+      key: token
+    # The scrape's TLS settings (prometheus-operator's SafeTLSConfig, e.g. {ca: {secret: {name: my-ca,
+    # key: ca.crt}}, serverName: ...}). Empty: with certManager.enabled, verify the metrics certificate with
+    # its CA (from its Secret); else skip verification of the manager's self-signed certificate.
+    tlsConfig: {}
 
 prometheusRule:
-  # The operator's alerts as a Prometheus Operator PrometheusRule (needs its CRDs; from config/prometheus).
+  # The operator's alerts as a Prometheus Operator PrometheusRule (needs its CRDs; from
+  # config/prometheus/rules; README "Monitoring" lists them). With two releases in a cluster, enable it in
+  # one: its rules cover the metrics of every release.
   enabled: {{ .PrometheusRule }}
+  # Labels Prometheus' ruleSelector looks for, e.g. {release: kube-prometheus-stack}.
+  labels: {}
+
+dashboard:
+  # The Grafana dashboard (config/grafana/cronjob-operator.json) as a ConfigMap labelled grafana_dashboard: "1",
+  # which the dashboard sidecar of Grafana's chart (as in kube-prometheus-stack) loads.
+  enabled: {{ .Dashboard }}
+  # More labels and annotations of the ConfigMap, e.g. the sidecar's folder annotation
+  # {grafana_folder: Operators}.
+  labels: {}
+  annotations: {}
 
 networkPolicy:
   # NetworkPolicies that admit traffic to the metrics and webhook ports only (from config/network-policy).
@@ -315,8 +343,14 @@ certManager:
 metrics:
   serviceMonitor:
     enabled: true
+    labels: {release: kube-prometheus-stack}
+    interval: 30s
 prometheusRule:
   enabled: true
+  labels: {release: kube-prometheus-stack}
+dashboard:
+  enabled: true
+  annotations: {grafana_folder: Operators}
 networkPolicy:
   enabled: true
 podDisruptionBudget:
@@ -333,4 +367,15 @@ watchNamespaces: [team-a, team-b]
 extraArgs: ["--zap-log-level=debug"]
 image:
   pullPolicy: IfNotPresent
+imagePullSecrets: [{name: regcred}]
+podLabels: {team: platform}
+podAnnotations: {example.com/owner: platform}
+nodeSelector: {kubernetes.io/os: linux}
+tolerations: [{key: dedicated, operator: Equal, value: operators, effect: NoSchedule}]
+topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: topology.kubernetes.io/zone
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector: {matchLabels: {control-plane: controller-manager}}
+priorityClassName: system-cluster-critical
 `
