@@ -7,7 +7,8 @@
 #      config/default with those parts added (hack/dist.sh full), bar Helm's labels and the Namespace
 #      (hack/chartgen -compare): the two install paths are one;
 #   3. helm template with every option on, with webhooks and metrics off, and as a second release in a
-#      cluster, renders what those values say.
+#      cluster, renders what those values say; values.schema.json refuses bad values; and every value of
+#      values.yaml changes the rendering (hack/chartgen -every-key: no dead values).
 #
 # Usage: hack/helm-lint.sh   Environment: HELM, KUSTOMIZE (default: from PATH).
 set -o errexit -o nounset -o pipefail
@@ -54,6 +55,15 @@ for unwanted in 'kind: ValidatingWebhookConfiguration' 'kind: MutatingWebhookCon
   ! grep -qF -- "${unwanted}" "${tmp}/off.yaml" || fail "webhooks and metrics off: the rendering has ${unwanted}"
 done
 grep -qF -- '--metrics-bind-address=0' "${tmp}/off.yaml" || fail "metrics off: no --metrics-bind-address=0"
+
+# values.schema.json refuses a misspelt key and a value of the wrong kind, naming it.
+for bad in 'replica=3' 'image.pullPolicy=Sometimes' 'watchNamespaces={Team_A}' 'metrics.serviceMonitor.interval=soon'; do
+  if out=$(render --set "${bad}" 2>&1); then fail "the schema admits --set ${bad}"; fi
+  grep -q 'values don.t meet the specifications of the schema' <<<"${out}" || fail "--set ${bad} fails, but not by the schema: ${out}"
+done
+
+# Every value changes the rendering (no dead values): hack/chartgen -every-key.
+"${tmp}/chartgen" -every-key "${CHART}" -helm "${HELM}"
 
 # A second release in a cluster (README "Install"): every name is the release's, bar the CRDs' (not
 # installed by it), its webhooks judge only its namespaces, and it leaves the CRD's conversion alone.

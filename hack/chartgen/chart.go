@@ -38,6 +38,8 @@ const (
 	dirRBAC        = "rbac"
 	dirManager     = "manager"
 	dirWebhook     = "webhook"
+	dirPrometheus  = "prometheus"
+	dirOther       = "other"
 	fieldLabels    = "labels"
 	managerName    = "manager"
 )
@@ -152,7 +154,7 @@ func (c *chart) add(o, fullVersion object, onByDefault bool) error {
 	cond, dir := c.classify(o)
 	switch {
 	case dir == "" && onByDefault:
-		dir = "other" // an object of config/default that no value is about: always installed
+		dir = dirOther // an object of config/default that no value is about: always installed
 	case dir == "":
 		return fmt.Errorf("%s is only in the full build and chartgen knows no value that turns it on: add its kind to classify", o.key())
 	}
@@ -224,7 +226,7 @@ func (c *chart) replacePrefix(v any) {
 func (c *chart) classify(o object) (cond, dir string) {
 	name := c.shortName(o)
 	if strings.HasPrefix(name, "metrics-scraper") {
-		return condScraper, "prometheus" // the ServiceMonitor's own identity (config/prometheus/scraper.yaml)
+		return condScraper, dirPrometheus // the ServiceMonitor's own identity (config/prometheus/scraper.yaml)
 	}
 	switch o.kind() {
 	case kindCRD:
@@ -254,9 +256,9 @@ func (c *chart) classify(o object) (cond, dir string) {
 	case "Certificate":
 		return condCertManager, "certmanager"
 	case "ServiceMonitor":
-		return condServiceMonitor, "prometheus"
+		return condServiceMonitor, dirPrometheus
 	case "PrometheusRule":
-		return condPrometheusRule, "prometheus"
+		return condPrometheusRule, dirPrometheus
 	case "ConfigMap":
 		if name == "grafana-dashboard" {
 			return condDashboard, "grafana"
@@ -359,13 +361,18 @@ func (c *chart) write(out string) error {
 	if err := os.RemoveAll(filepath.Join(out, "templates")); err != nil {
 		return err
 	}
+	table, err := valuesTable(valuesYAML(c.values))
+	if err != nil {
+		return fmt.Errorf("the values table: %w", err)
+	}
 	files := map[string]string{
 		"Chart.yaml":                 chartYAML(c.values, c.crds, c.samples),
 		"values.yaml":                valuesYAML(c.values),
+		"values.schema.json":         valuesSchema,
 		".helmignore":                helmignore,
 		"templates/_helpers.tpl":     helpers,
 		"templates/NOTES.txt":        notes,
-		"README.md":                  chartReadme,
+		"README.md":                  chartReadme + "\n## Values\n\nGenerated from values.yaml, whose comments say more.\n\n" + table,
 		"ci/all-options-values.yaml": allOptionsValues,
 	}
 	for name, text := range c.files {

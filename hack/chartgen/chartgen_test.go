@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	gotemplate "text/template"
 
 	"github.com/google/go-cmp/cmp"
+	"go.yaml.in/yaml/v3"
 )
 
 // The builds of a config/ with one Deployment, the webhook certificate's Secret and, in the full build, an
@@ -373,6 +376,107 @@ func TestReplacePrefixNamesTheRelease(t *testing.T) {
 		c.replacePrefix(v)
 		if v["s"] != want {
 			t.Errorf("replacePrefix(%q) = %q, want %q", in, v["s"], want)
+		}
+	}
+}
+
+// TestSchemaCoversValues: values.schema.json describes every key of values.yaml and no other, down to the
+// values that are Kubernetes types (whose inside the API server checks).
+func TestSchemaCoversValues(t *testing.T) {
+	var schema map[string]any
+	if err := json.Unmarshal([]byte(valuesSchema), &schema); err != nil {
+		t.Fatalf("values.schema.json is not JSON: %v", err)
+	}
+	var vals map[string]any
+	if err := yaml.Unmarshal([]byte(valuesYAML(values{Version: "1.0.0", ImageRepository: "r", ImageTag: "t", Resources: map[string]any{}, Affinity: map[string]any{}})), &vals); err != nil {
+		t.Fatalf("values.yaml: %v", err)
+	}
+	defs, _ := schema["definitions"].(map[string]any)
+	var walk func(path string, v map[string]any, s map[string]any)
+	walk = func(path string, v map[string]any, s map[string]any) {
+		if ref, ok := s["$ref"].(string); ok {
+			s, _ = defs[strings.TrimPrefix(ref, "#/definitions/")].(map[string]any)
+		}
+		props, _ := s["properties"].(map[string]any)
+		if props == nil {
+			return // a Kubernetes type or a map of strings: its keys are the user's
+		}
+		for k, sub := range props {
+			if _, ok := v[k]; !ok && len(v) > 0 { // an empty object (issuerRef: {}) is the user's to fill
+				t.Errorf("the schema has %s%s, values.yaml has not", path, k)
+			}
+			if m, ok := v[k].(map[string]any); ok {
+				walk(path+k+".", m, sub.(map[string]any))
+			}
+		}
+		for k := range v {
+			if _, ok := props[k]; !ok {
+				t.Errorf("values.yaml has %s%s, the schema has not", path, k)
+			}
+		}
+	}
+	walk("", vals, schema)
+}
+
+// TestDeadKeysNamesTheValuesNothingReads: with a renderer that reads a only with every option on and never
+// reads b.c, deadKeys names b.c alone.
+func TestDeadKeysNamesTheValuesNothingReads(t *testing.T) {
+	vals := map[string]any{"a": false, "b": map[string]any{"c": "x", "d": []any{}}, "e": map[string]any{}}
+	render := func(base, path string, value any) (string, error) {
+		out := "base=" + base
+		switch {
+		case path == "a" && base == "all":
+			out += fmt.Sprintf(" a=%v", value)
+		case path == "b.d", path == "e":
+			out += fmt.Sprintf(" %s=%v", path, value)
+		}
+		return out, nil
+	}
+	dead, err := deadKeys(vals, []string{"", "all"}, render)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"b.c"}, dead); diff != "" {
+		t.Errorf("dead keys (-want +got):\n%s", diff)
+	}
+}
+
+// TestMutateChangesEveryDefault: each generic mutation differs from its default.
+func TestMutateChangesEveryDefault(t *testing.T) {
+	for _, def := range []any{true, false, 0, 2, "", "v1", map[string]any{}, []any{}, []any{"x"}} {
+		if got := mutate(leaf{path: "x", def: def}); cmp.Equal(got, def) {
+			t.Errorf("mutate(%#v) = %#v, the default", def, got)
+		}
+	}
+}
+
+// TestValuesTableDescribesEveryValue: the chart README's table has a row, with a description, for each value.
+func TestValuesTableDescribesEveryValue(t *testing.T) {
+	text := valuesYAML(values{Version: "1.0.0", ImageRepository: "r", ImageTag: "t", Resources: map[string]any{"limits": map[string]any{"cpu": "1"}}, Affinity: map[string]any{"podAntiAffinity": map[string]any{}}})
+	table, err := valuesTable(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var vals map[string]any
+	if err := yaml.Unmarshal([]byte(text), &vals); err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for line := range strings.SplitSeq(table, "\n") {
+		cells := strings.Split(line, " | ")
+		if len(cells) == 3 && strings.HasPrefix(cells[0], "| `") {
+			rows[strings.Trim(cells[0], "| `")] = strings.TrimSuffix(cells[2], " |")
+		}
+	}
+	for _, l := range leaves("", vals) {
+		path := l.path
+		if top, _, _ := strings.Cut(path, "."); isKubernetesType(top) {
+			path = top
+		}
+		if desc, ok := rows[path]; !ok {
+			t.Errorf("no row for %s", path)
+		} else if strings.TrimSpace(desc) == "" {
+			t.Errorf("%s has no description: write a comment above it in values.yaml", path)
 		}
 	}
 }

@@ -8,6 +8,7 @@
 //
 //	chartgen -default DEFAULT.yaml -full FULL.yaml [-samples SAMPLES.yaml] -version X.Y.Z -out dist/chart
 //	chartgen -compare RENDERED.yaml EXPECTED.yaml
+//	chartgen -every-key dist/chart -helm HELM
 //
 // DEFAULT.yaml is `kustomize build config/default`; FULL.yaml is the same with every optional part added
 // (config/certmanager and, when present, config/prometheus, config/prometheus/rules, config/network-policy, the admission policies of
@@ -15,6 +16,8 @@
 // FULL.yaml are off by default; objects in both are on by default. The second form compares a
 // `helm template` rendering with a kustomize build, ignoring what Helm adds (its labels and annotations)
 // and the Namespace (the chart installs into the release's namespace), and fails on any other difference.
+// The third renders the chart once per value of values.yaml, that value changed, with the defaults and with
+// ci/all-options-values.yaml, and fails naming each value whose change changes nothing (a dead value).
 package main
 
 import (
@@ -30,10 +33,14 @@ func main() {
 	samplesFile := flag.String("samples", "", "kustomize build of config/samples (optional): Artifact Hub's CRD examples")
 	version := flag.String("version", "", "the release's version without the v (the Makefile's VERSION): the chart's version; its appVersion is vVERSION")
 	compare := flag.Bool("compare", false, "compare two manifest streams (RENDERED EXPECTED) instead")
+	everyKey := flag.String("every-key", "", "check that every value of the chart in this directory changes its rendering (with -helm) instead")
+	helm := flag.String("helm", "helm", "helm binary, for -every-key")
 	flag.Parse()
 
 	var err error
 	switch {
+	case *everyKey != "":
+		err = checkEveryKey(*helm, *everyKey)
 	case *compare && flag.NArg() == 2:
 		err = compareFiles(flag.Arg(0), flag.Arg(1))
 	case !*compare && *defaultFile != "" && *fullFile != "" && *version != "":

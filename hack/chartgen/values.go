@@ -59,10 +59,11 @@ var valuesTemplate = gotemplate.Must(gotemplate.New("values").Funcs(funcs).Parse
 fullnameOverride: ""
 
 image:
-  # The manager image; the default is the IMG the chart was generated with.
+  # The manager image's repository; the default is the release's (the IMG the chart was generated with).
   repository: {{ .ImageRepository }}
+  # The image's tag: the release's, never a moving tag.
   tag: {{ printf "%q" .ImageTag }}
-  # Empty: Kubernetes' default (Always for :latest, else IfNotPresent).
+  # The image's pull policy. Empty: Kubernetes' default (Always for :latest, else IfNotPresent).
   pullPolicy: {{ printf "%q" .ImagePullPolicy }}
 
 # Manager replicas; with leader election one acts, the others serve admission and take over.
@@ -75,16 +76,21 @@ resources:
 # Secrets to pull the image with (a private mirror), e.g. [{name: regcred}].
 imagePullSecrets: []
 
-# Labels and annotations added to the manager's Pods (beside the chart's own, which its selectors use).
+# Labels added to the manager's Pods (beside the chart's own, which its selectors use).
 podLabels: {}
+# Annotations added to the manager's Pods.
 podAnnotations: {}
 
 # Where the manager's Pods may run. The default affinity spreads the replicas over nodes where it can;
 # set {} for none.
 affinity:
 {{ yamlAt .Affinity 2 }}
+# Labels of the nodes the manager's Pods may run on, e.g. {kubernetes.io/os: linux}.
 nodeSelector: {}
+# Taints of nodes the manager's Pods tolerate, e.g. [{key: dedicated, operator: Equal, value: operators,
+# effect: NoSchedule}].
 tolerations: []
+# How the manager's Pods spread over zones or nodes (the Pod spec's topologySpreadConstraints).
 topologySpreadConstraints: []
 
 # PriorityClass of the manager's Pods, e.g. system-cluster-critical: the webhooks' failurePolicy is Fail,
@@ -133,6 +139,7 @@ metrics:
       # /metrics and /metrics/state (bind it to the ClusterRole <fullname>-metrics-reader). Empty: the
       # chart's own, the token of the ServiceAccount <fullname>-metrics-scraper.
       secretName: ""
+      # The key of that Secret that holds the token.
       key: token
     # The scrape's TLS settings (prometheus-operator's SafeTLSConfig, e.g. {ca: {secret: {name: my-ca,
     # key: ca.crt}}, serverName: ...}). Empty: with certManager.enabled, verify the metrics certificate with
@@ -151,9 +158,9 @@ dashboard:
   # The Grafana dashboard (config/grafana/cronjob-operator.json) as a ConfigMap labelled grafana_dashboard: "1",
   # which the dashboard sidecar of Grafana's chart (as in kube-prometheus-stack) loads.
   enabled: {{ .Dashboard }}
-  # More labels and annotations of the ConfigMap, e.g. the sidecar's folder annotation
-  # {grafana_folder: Operators}.
+  # More labels of the ConfigMap.
   labels: {}
+  # Annotations of the ConfigMap, e.g. the sidecar's folder: {grafana_folder: Operators}.
   annotations: {}
 
 networkPolicy:
