@@ -32,6 +32,10 @@ type options struct {
 	zap zap.Options
 	// showVersion prints the build (version.Info) and exits.
 	showVersion bool
+	// selfTest runs the installation's checks (controllers/selftest) instead of the manager, in
+	// selfTestNamespace ("": POD_NAMESPACE).
+	selfTest          bool
+	selfTestNamespace string
 }
 
 // parse registers the manager's flags on fs (bindFlags) and parses args with it. main passes
@@ -68,6 +72,8 @@ func (o *options) bindFlags(fs *flag.FlagSet) {
 	fs.IntVar(&o.maxWaitingRuns, "max-waiting-runs-per-cronjob", 100, "How many Pending CronJobRuns (waiting for the CronJob's concurrency policy) one CronJob may have; a new one beyond it is Rejected (TooManyWaitingRuns). Negative: no limit.")
 	fs.Float64Var(&o.qps, "kube-api-qps", 50, "Queries per second to the Kubernetes API server (client-side rate limit).")
 	fs.IntVar(&o.burst, "kube-api-burst", 100, "Burst of queries to the Kubernetes API server (client-side rate limit).")
+	fs.BoolVar(&o.selfTest, "self-test", false, "Check the installation instead of running the manager, as the chart's helm test does: a valid CronJob is admitted, with --enable-webhooks an unparsable schedule is refused, and where v2 is served a v2 CronJob converts; each a dry run in --self-test-namespace. Exits 0 when every check passes.")
+	fs.StringVar(&o.selfTestNamespace, "self-test-namespace", "", "With --self-test: the namespace to dry-run the CronJobs in (one the manager watches). Empty: POD_NAMESPACE.")
 	fs.BoolVar(&o.showVersion, "version", false, "Print the version, git revision, platform and Go version of this build, and exit.")
 	o.zap = zap.Options{Development: false}
 	o.zap.BindFlags(fs)

@@ -3,11 +3,14 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
 	"os"
 	"runtime/debug"
+	"time"
 
 	_ "time/tzdata" // spec.timeZone must resolve in a FROM scratch image with no zoneinfo.
 
@@ -24,6 +27,7 @@ import (
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
 	cronjobv2 "github.com/cronjob-operator/cronjob-operator/api/v2"
 	"github.com/cronjob-operator/cronjob-operator/controllers"
+	"github.com/cronjob-operator/cronjob-operator/controllers/selftest"
 	"github.com/cronjob-operator/cronjob-operator/controllers/version"
 )
 
@@ -35,6 +39,13 @@ func main() {
 	_ = o.parse(flag.CommandLine, os.Args[1:]) // flag.CommandLine exits on a bad flag, as flag.Parse does.
 	if o.showVersion {
 		fmt.Println(version.Get())
+		return
+	}
+	if o.selfTest {
+		if err := selfTest(ctrl.GetConfig, o.selfTestNamespace, o.enableWebhooks); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 		return
 	}
 	ctrl.SetLogger(zap.New(zap.UseFlagOptions(&o.zap)))
@@ -108,6 +119,34 @@ func newManager(cfg *rest.Config, o *options) (ctrl.Manager, error) {
 		RenewDeadline:                 &o.renewDeadline,
 		RetryPeriod:                   &o.retryPeriod,
 	})
+}
+
+// selfTest runs the installation's checks (controllers/selftest) against the API server of getConfig's
+// config (in a Pod: its ServiceAccount's), in namespace ns (POD_NAMESPACE when empty), within a minute,
+// printing a line per check. It returns an error when a check fails, there is no namespace or no config.
+func selfTest(getConfig func() (*rest.Config, error), ns string, webhooks bool) error {
+	if ns == "" {
+		ns = os.Getenv("POD_NAMESPACE")
+	}
+	if ns == "" {
+		return errors.New("--self-test needs --self-test-namespace or POD_NAMESPACE: the namespace to dry-run its CronJobs in")
+	}
+	cfg, err := getConfig()
+	if err != nil {
+		return err
+	}
+	scheme := runtime.NewScheme()
+	utilruntime.Must(cronjobv1.AddToScheme(scheme))
+	utilruntime.Must(cronjobv2.AddToScheme(scheme))
+	cfg.UserAgent = version.Get().UserAgent()
+	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	fmt.Println(version.Get())
+	return selftest.Run(ctx, c, selftest.Options{Namespace: ns, Webhooks: webhooks}, os.Stdout)
 }
 
 // webhookOptions adds the webhook certificate rotator to mgr (addWebhookCertRotator) and returns the

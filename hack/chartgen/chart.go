@@ -366,14 +366,15 @@ func (c *chart) write(out string) error {
 		return fmt.Errorf("the values table: %w", err)
 	}
 	files := map[string]string{
-		"Chart.yaml":                 chartYAML(c.values, c.crds, c.samples),
-		"values.yaml":                valuesYAML(c.values),
-		"values.schema.json":         valuesSchema,
-		".helmignore":                helmignore,
-		"templates/_helpers.tpl":     helpers,
-		"templates/NOTES.txt":        notes,
-		"README.md":                  chartReadme + "\n## Values\n\nGenerated from values.yaml, whose comments say more.\n\n" + table,
-		"ci/all-options-values.yaml": allOptionsValues,
+		"Chart.yaml":                     chartYAML(c.values, c.crds, c.samples),
+		"values.yaml":                    valuesYAML(c.values),
+		"values.schema.json":             valuesSchema,
+		".helmignore":                    helmignore,
+		"templates/_helpers.tpl":         helpers,
+		"templates/NOTES.txt":            notes,
+		"templates/tests/self-test.yaml": selfTestTemplate,
+		"README.md":                      chartReadme + "\n## Values\n\nGenerated from values.yaml, whose comments say more.\n\n" + table,
+		"ci/all-options-values.yaml":     allOptionsValues,
 	}
 	for name, text := range c.files {
 		files[filepath.Join("templates", name)] = text
