@@ -55,7 +55,12 @@ func main() {
 		log.Error(err, "Unable to set the Go memory limit")
 		os.Exit(1)
 	}
-	mgr, err := newManager(ctrl.GetConfigOrDie(), &o)
+	cfg := ctrl.GetConfigOrDie()
+	if err := checkKubernetesVersion(cfg); err != nil {
+		log.Error(err, "Unsupported Kubernetes")
+		os.Exit(1)
+	}
+	mgr, err := newManager(cfg, &o)
 	if err != nil {
 		log.Error(err, "Unable to create manager")
 		os.Exit(1)

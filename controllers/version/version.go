@@ -15,6 +15,12 @@ import (
 // metadata.managedFields says who wrote a field) and the product of its User-Agent.
 const Name = "cronjob-operator"
 
+// MinKubernetes is the oldest Kubernetes release the operator runs on: the CronJob CRD's selectable fields
+// need 1.32 (1.30 and 1.31 have them behind a feature gate), the manager's preStop sleep and the optional
+// ValidatingAdmissionPolicies 1.30. The manager refuses to start on an older API server, the chart's
+// kubeVersion refuses to install there, and the OLM bundle's minKubeVersion says the same.
+const MinKubernetes = "1.32.0"
+
 // Version is the release version without a leading "v", e.g. "0.2.0". The Makefile stamps it with
 // -ldflags "-X github.com/cronjob-operator/cronjob-operator/controllers/version.Version=$(VERSION)"; a
 // build that does not (go run, go test) reports "dev".

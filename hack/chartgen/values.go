@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	gotemplate "text/template"
+
+	"github.com/cronjob-operator/cronjob-operator/controllers/version"
 )
 
 // values are the defaults of the chart's values.yaml, read from config/default where it sets them.
@@ -208,11 +210,6 @@ func valuesYAML(v values) string {
 	return buf.String()
 }
 
-// MinKubeVersion is the oldest Kubernetes release the operator supports: the CronJob CRD's selectable fields
-// need 1.32 (1.30 and 1.31 have them behind a feature gate), the manager's preStop sleep and the optional
-// ValidatingAdmissionPolicies 1.30. The chart's kubeVersion refuses an older cluster at install.
-const MinKubeVersion = "1.32.0"
-
 // chartYAML is Chart.yaml: the release's version, its image and CRDs for Artifact Hub, and the oldest
 // Kubernetes the chart installs on. samples are the CronJob, CronJobRun and CronCalendar of config/samples,
 // Artifact Hub's CRD examples.
@@ -227,7 +224,7 @@ version: ` + v.Version + `
 appVersion: "v` + v.Version + `"
 # The CRD's selectable fields need 1.32; helm refuses an older cluster. The -0 admits the pre-release
 # suffixes of managed distributions (v1.32.4-eks-..., v1.32.2-gke.1).
-kubeVersion: ">=` + MinKubeVersion + `-0"
+kubeVersion: ">=` + version.MinKubernetes + `-0"
 home: https://github.com/cronjob-operator/cronjob-operator
 sources:
   - https://github.com/cronjob-operator/cronjob-operator
