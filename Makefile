@@ -282,6 +282,12 @@ deploy: manifests kustomize kubectl ## Deploy the controller with image IMG (ser
 undeploy: kustomize kubectl ## Undeploy the controller. ignore-not-found=true to ignore missing objects.
 	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" IMG="$(IMG)" hack/deploy.sh delete --ignore-not-found=$(ignore-not-found)
 
+##@ Release
+
+.PHONY: release-snapshot
+release-snapshot: helm ## Build every release artefact of VERSION into bin/release/ (binaries, multi-arch OCI image, install.yaml, chart, bundle, plugin, notes, checksums); nothing is published.
+	VERSION="$(VERSION)" REVISION="$(REVISION)" IMAGE_REPO="$(IMAGE_REPO)" GO_LDFLAGS="$(GO_LDFLAGS)" HELM="$(HELM)" MAKE="$(MAKE)" hack/release.sh
+
 ##@ Dependencies
 
 LOCALBIN ?= $(abspath bin)
