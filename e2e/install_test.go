@@ -15,8 +15,12 @@ import (
 	. "github.com/onsi/gomega"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	cronjobv1 "github.com/cronjob-operator/cronjob-operator/api/v1"
@@ -27,7 +31,10 @@ import (
 // The Helm release of the install spec, in the operator's usual namespace.
 const (
 	helmRelease = "cronjob-operator"
-	crdName     = "cronjobs.batch.cronjob-operator.dev"
+	// secondRelease is the chart's second release of the install spec, in secondReleaseNamespace.
+	secondRelease          = "tenant-b"
+	secondReleaseNamespace = "cronjob-operator-tenant-b"
+	crdName                = "cronjobs.batch.cronjob-operator.dev"
 )
 
 // The install specs install the operator the two ways users do, from dist/install.yaml and from the Helm
@@ -60,38 +67,80 @@ var _ = Describe("Install", Label("install"), Serial, Ordered, func() {
 		expectGone(ctx, &appsv1.Deployment{}, client.ObjectKey{Namespace: operatorNamespace, Name: managerDeployment})
 	})
 
-	It("should install the Helm chart, run a CronJob, upgrade the release and uninstall it, keeping the CRD", func(ctx SpecContext) {
+	It("should install the Helm chart twice, each release in namespace-scoped mode running its own CronJobs, pass helm test, upgrade, and uninstall keeping the CRD", func(ctx SpecContext) {
 		repo, tag, _ := strings.Cut(settings.managerImage, ":")
-		helm := func(args ...string) {
+		helm := func(ns string, args ...string) {
 			GinkgoHelper()
-			run(ctx, nil, settings.helm, append([]string{"--kubeconfig", kubeconfig(), "--namespace", operatorNamespace}, args...)...)
+			run(ctx, nil, settings.helm, append([]string{"--kubeconfig", kubeconfig(), "--namespace", ns}, args...)...)
 		}
+		image := []string{"--set", "image.repository=" + repo, "--set", "image.tag=" + tag, "--set", "image.pullPolicy=Never"}
+		tenantA, tenantB := newNamespace(ctx), newNamespace(ctx)
+		DeferCleanup(func(ctx SpecContext) {
+			Expect(client.IgnoreNotFound(k8sClient.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secondReleaseNamespace}}))).To(Succeed())
+		})
 
-		By("helm install, into a namespace helm creates")
-		helm("install", helmRelease, repoPath("dist", "chart"), "--create-namespace",
-			"--set", "image.repository="+repo, "--set", "image.tag="+tag, "--set", "image.pullPolicy=Never")
+		By("the monitoring CRDs (stand-ins of prometheus-operator's), so that the PrometheusRule can be stored")
+		monitoringCRDs, err := os.ReadFile(repoPath("e2e", "testdata", "monitoring-crds.yaml"))
+		Expect(err).NotTo(HaveOccurred())
+		run(ctx, strings.NewReader(string(monitoringCRDs)), settings.kubectl, "--kubeconfig", kubeconfig(), "apply", "--server-side", "-f", "-")
+		DeferCleanup(func(ctx SpecContext) {
+			run(ctx, strings.NewReader(string(monitoringCRDs)), settings.kubectl, "--kubeconfig", kubeconfig(), "delete", "--ignore-not-found", "-f", "-")
+		})
+
+		By("helm install of the first release, with the CRD and the PrometheusRule, watching " + tenantA)
+		helm(operatorNamespace, append([]string{"install", helmRelease, repoPath("dist", "chart"), "--create-namespace",
+			"--set", "watchNamespaces={" + tenantA + "}", "--set", "prometheusRule.enabled=true"}, image...)...)
+		By("helm install of a second release in a namespace of its own, without the CRD, watching " + tenantB)
+		helm(secondReleaseNamespace, append([]string{"install", secondRelease, repoPath("dist", "chart"), "--create-namespace",
+			"--set", "crd.enabled=false", "--set", "watchNamespaces={" + tenantB + "}"}, image...)...)
 		waitForManager(ctx)
-		waitForWebhooks(ctx)
-		cj := runCronJobToCompletion(ctx, time.Time{})
-		expectReadableInV2(ctx, cj)
+		waitForManagerOf(ctx, secondReleaseNamespace, secondRelease+"-cronjob-operator-controller-manager")
+		waitForWebhooksIn(ctx, tenantA)
+		waitForWebhooksIn(ctx, tenantB)
 
-		By("helm upgrade to two replicas: the rollout keeps the CronJob running")
+		By("helm test of each release: its manager image's --self-test, in its tenant's namespace")
+		helm(operatorNamespace, "test", helmRelease, "--logs")
+		helm(secondReleaseNamespace, "test", secondRelease, "--logs")
+
+		By("the first release's PrometheusRule is there; the second release, without it, has none")
+		rules := &unstructured.UnstructuredList{}
+		rules.SetGroupVersionKind(schema.GroupVersionKind{Group: "monitoring.coreos.com", Version: "v1", Kind: "PrometheusRuleList"})
+		Expect(k8sClient.List(ctx, rules, client.InNamespace(operatorNamespace))).To(Succeed())
+		Expect(rules.Items).To(HaveLen(1))
+		Expect(rules.Items[0].GetName()).To(Equal("cronjob-operator-alerts"))
+		Expect(k8sClient.List(ctx, rules, client.InNamespace(secondReleaseNamespace))).To(Succeed())
+		Expect(rules.Items).To(BeEmpty())
+
+		By("a CronJob in each tenant's namespace runs: each release runs the CronJobs of the namespace it watches, and only those")
+		cjA := minutely("install", tenantA, 0, 0).Obj()
+		cjB := minutely("install", tenantB, 0, 0).Obj()
+		Expect(k8sClient.Create(ctx, cjA)).To(Succeed())
+		Expect(k8sClient.Create(ctx, cjB)).To(Succeed())
+		waitForSuccessfulRun(ctx, cjA, time.Time{})
+		waitForSuccessfulRun(ctx, cjB, time.Time{})
+		expectReadableInV2(ctx, cjB) // through the first release's conversion webhook, which the CRD names
+
+		By("helm upgrade of the first release to two replicas: the rollout keeps its CronJob running")
 		upgraded := time.Now()
-		helm("upgrade", helmRelease, repoPath("dist", "chart"), "--reuse-values", "--set", "replicas=2")
+		helm(operatorNamespace, "upgrade", helmRelease, repoPath("dist", "chart"), "--reuse-values", "--set", "replicas=2")
 		var deploy appsv1.Deployment
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Namespace: operatorNamespace, Name: managerDeployment}, &deploy)).To(Succeed())
 		Expect(*deploy.Spec.Replicas).To(BeNumerically("==", 2))
 		waitForManager(ctx)
-		waitForWebhooks(ctx)
-		waitForSuccessfulRun(ctx, cj, upgraded)
+		waitForWebhooksIn(ctx, tenantA)
+		waitForSuccessfulRun(ctx, cjA, upgraded)
 
-		By("helm uninstall: the operator goes, the CRD and the CronJob stay (crd.keep)")
-		helm("uninstall", helmRelease, "--wait")
+		By("helm uninstall of both: the operators go, the CRD and the CronJobs stay (crd.keep)")
+		helm(secondReleaseNamespace, "uninstall", secondRelease, "--wait")
+		helm(operatorNamespace, "uninstall", helmRelease, "--wait")
 		expectGone(ctx, &appsv1.Deployment{}, client.ObjectKey{Namespace: operatorNamespace, Name: managerDeployment})
+		expectGone(ctx, &appsv1.Deployment{}, client.ObjectKey{Namespace: secondReleaseNamespace, Name: secondRelease + "-cronjob-operator-controller-manager"})
 		expectGone(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{},
 			client.ObjectKey{Name: "cronjob-operator-validating-webhook-configuration"})
+		expectGone(ctx, &admissionregistrationv1.ValidatingWebhookConfiguration{},
+			client.ObjectKey{Name: secondRelease + "-cronjob-operator-validating-webhook-configuration"})
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: crdName}, &apiextensionsv1.CustomResourceDefinition{})).To(Succeed())
-		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cj), &cronjobv1.CronJob{})).To(Succeed())
+		Expect(k8sClient.Get(ctx, client.ObjectKeyFromObject(cjA), &cronjobv1.CronJob{})).To(Succeed())
 	})
 })
 

@@ -202,22 +202,29 @@ func waitForKubeProxy(ctx context.Context) {
 
 // waitForWebhooks waits until the API server reaches the admission webhooks, with a server-side dry run:
 // a ready manager Pod is not enough, kube-proxy must also have programmed its Service.
-func waitForWebhooks(ctx context.Context) {
+func waitForWebhooks(ctx context.Context) { waitForWebhooksIn(ctx, "default") }
+
+// waitForWebhooksIn is waitForWebhooks for the webhooks that judge namespace ns (a release in
+// namespace-scoped mode judges only the namespaces it watches).
+func waitForWebhooksIn(ctx context.Context, ns string) {
 	GinkgoHelper()
-	By("waiting for the admission webhooks to answer")
+	By("waiting for the admission webhooks of namespace " + ns + " to answer")
 	Eventually(func() error {
-		probe := minutely("webhook-probe", "default", 0, 0).Obj()
+		probe := minutely("webhook-probe", ns, 0, 0).Obj()
 		return k8sClient.Create(ctx, probe, client.DryRunAll)
 	}).WithTimeout(webhookWait).Should(Succeed())
 }
 
 // waitForManager waits until the manager Deployment has all its replicas updated and available.
-func waitForManager(ctx context.Context) {
+func waitForManager(ctx context.Context) { waitForManagerOf(ctx, operatorNamespace, managerDeployment) }
+
+// waitForManagerOf is waitForManager for the Deployment name in namespace ns (another release's).
+func waitForManagerOf(ctx context.Context, ns, name string) {
 	GinkgoHelper()
 	r, err := resources.New(cfg)
 	Expect(err).NotTo(HaveOccurred())
 	deploy := &appsv1.Deployment{}
-	deploy.Name, deploy.Namespace = managerDeployment, operatorNamespace
+	deploy.Name, deploy.Namespace = name, ns
 	Expect(wait.For(conditions.New(r).ResourceMatch(deploy, func(obj k8s.Object) bool {
 		d := obj.(*appsv1.Deployment)
 		want := int32(1)
@@ -227,7 +234,7 @@ func waitForManager(ctx context.Context) {
 		return d.Status.ObservedGeneration >= d.Generation && d.Status.UpdatedReplicas == want &&
 			d.Status.AvailableReplicas == want && d.Status.Replicas == want
 	}), wait.WithContext(ctx), wait.WithTimeout(managerWait), wait.WithInterval(eventuallyPolling))).To(Succeed(),
-		"the manager did not become available; see the dump of %s", operatorNamespace)
+		"the manager did not become available; see the dump of %s", ns)
 }
 
 func env(key, def string) string {
