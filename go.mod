@@ -2,6 +2,10 @@ module github.com/cronjob-operator/cronjob-operator
 
 go 1.26.0
 
+// The Go release the manager, kubectl-cjo and bench are built and tested with, whose standard library
+// make govulncheck checks; with GOTOOLCHAIN=auto an older go fetches it from the Go module proxy.
+toolchain go1.26.8
+
 require (
 	github.com/go-logr/logr v1.4.4
 	github.com/google/go-cmp v0.7.0

@@ -6,6 +6,10 @@ module github.com/cronjob-operator/cronjob-operator/bench
 
 go 1.26.0
 
+// The Go release the manager, kubectl-cjo and bench are built and tested with, whose standard library
+// make govulncheck checks; with GOTOOLCHAIN=auto an older go fetches it from the Go module proxy.
+toolchain go1.26.8
+
 require github.com/cronjob-operator/cronjob-operator v0.0.0-00010101000000-000000000000
 
 require (
