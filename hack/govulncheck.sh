@@ -20,6 +20,7 @@ set -o errexit -o nounset -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 GOVULNCHECK=${GOVULNCHECK:?GOVULNCHECK must name the govulncheck binary}
+[[ "${GOVULNCHECK}" == /* ]] || GOVULNCHECK="${PWD}/${GOVULNCHECK}"
 VULNDB_VERSION=${VULNDB_VERSION:?VULNDB_VERSION must name a version of golang.org/x/vulndb}
 LIVE=https://vuln.go.dev
 
@@ -68,9 +69,12 @@ choose_db() {
 }
 
 db=$(choose_db)
-if [[ "${db}" == "file://"*"/cronjob-operator/vulndb/"* ]]; then
-  echo "govulncheck: database ${db}: the snapshot golang.org/x/vulndb@${VULNDB_VERSION}, updated" \
-    "$(sed -n 's/.*"modified":"\([^"]*\)".*/\1/p' "${db#file://}/index/db.json")"
+if [[ "${db}" == file://* && -f "${db#file://}/index/db.json" ]]; then
+  updated=$(sed -n 's/.*"modified":"\([^"]*\)".*/\1/p' "${db#file://}/index/db.json")
+  case "${db}" in
+    */cronjob-operator/vulndb/*) echo "govulncheck: database ${db}, the snapshot golang.org/x/vulndb@${VULNDB_VERSION}, updated ${updated}" ;;
+    *) echo "govulncheck: database ${db}, updated ${updated}" ;;
+  esac
 else
   echo "govulncheck: database ${db} (its date: \"DB updated\" below)"
 fi
