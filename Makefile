@@ -90,6 +90,16 @@ KUBE_SCORE_IMG ?= $(IMG)
 kube-score: kustomize kube-score-tool ## Score the manifests of make deploy with kube-score; fails on a critical finding (reports in bin/kube-score-report/).
 	KUSTOMIZE="$(KUSTOMIZE)" KUBE_SCORE="$(KUBE_SCORE)" IMG="$(KUBE_SCORE_IMG)" hack/kube-score.sh
 
+# govulncheck (hack/govulncheck.sh) checks the operator's module (with cmd/kubectl-cjo) and bench's against the Go
+# vulnerability database: the one GOVULNDB names, else https://vuln.go.dev when it answers, else offline, one
+# built from VULNDB_VERSION of golang.org/x/vulndb (the database's source module, from the Go module proxy; a
+# newer pseudo-version is a newer snapshot). The database used and its date are printed.
+VULNDB_VERSION ?= v0.0.0-20261105234957-e22db6528018
+
+.PHONY: govulncheck
+govulncheck: govulncheck-tool ## Run govulncheck on the operator and bench; fails when their code calls a vulnerable symbol (GOVULNDB=offline|URL).
+	GOVULNCHECK="$(GOVULNCHECK)" VULNDB_VERSION="$(VULNDB_VERSION)" hack/govulncheck.sh
+
 .PHONY: test
 test: manifests generate fmt vet envtest-assets kustomize ## Run all tests (unit and envtest) with coverage in cover.out, then bench's unit tests.
 	KUBEBUILDER_ASSETS="$(ENVTEST_ASSETS)" KUSTOMIZE="$(KUSTOMIZE)" go test ./... -coverpkg=./api/...,./controllers/... -coverprofile cover.out
@@ -297,6 +307,7 @@ GOLANGCI_LINT_VERSION ?= v2.15.0
 # v5.8.3 is newer but needs Go 1.27; this module and the Dockerfile use Go 1.26.
 KUSTOMIZE_VERSION ?= v5.8.2
 GREMLINS_VERSION ?= v0.6.0
+GOVULNCHECK_VERSION ?= v1.9.0
 # kube-score is built from its own module, hack/tools/kube-score, whose go.mod pins the version.
 KUBE_SCORE_VERSION := $(shell awk '$$1 == "require" && $$2 == "github.com/zegl/kube-score" { print $$3 }' hack/tools/kube-score/go.mod)
 
@@ -309,6 +320,7 @@ GINKGO ?= $(LOCALBIN)/ginkgo-$(GINKGO_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 GREMLINS ?= $(LOCALBIN)/gremlins-$(GREMLINS_VERSION)
+GOVULNCHECK ?= $(LOCALBIN)/govulncheck-$(GOVULNCHECK_VERSION)
 KUBE_SCORE ?= $(LOCALBIN)/kube-score-$(KUBE_SCORE_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 # promtool's version is the github.com/prometheus/prometheus of hack/tools/promtool/go.mod.
@@ -338,6 +350,11 @@ $(GINKGO):
 gremlins: $(GREMLINS) ## Install gremlins (mutation testing) into bin/ if needed.
 $(GREMLINS):
 	hack/go-install-tool.sh $(LOCALBIN)/gremlins github.com/go-gremlins/gremlins/cmd/gremlins $(GREMLINS_VERSION)
+
+.PHONY: govulncheck-tool
+govulncheck-tool: $(GOVULNCHECK) ## Install govulncheck into bin/ if needed.
+$(GOVULNCHECK):
+	hack/go-install-tool.sh $(LOCALBIN)/govulncheck golang.org/x/vuln/cmd/govulncheck $(GOVULNCHECK_VERSION)
 
 .PHONY: kube-score-tool
 kube-score-tool: $(KUBE_SCORE) ## Build kube-score from hack/tools/kube-score into bin/ if needed (cold: 1-3.5 min).
