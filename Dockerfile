@@ -16,7 +16,7 @@
 # (hack/imagebuild).
 
 # The Go toolchain of the release stage's build: the one go.mod's toolchain line names.
-ARG GO_VERSION=1.26.8
+ARG GO_VERSION=1.27.3
 
 # ---- base: what both images share (labels, user, entrypoint) ----
 FROM scratch AS base

@@ -11,6 +11,10 @@ IMG ?= $(IMAGE_REPO):v$(VERSION)
 # The git commit the binaries are stamped with (controllers/version.Revision), "-modified" when the tree
 # differs from it; empty outside a git checkout.
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git rev-parse HEAD >/dev/null 2>&1 && ! git diff --quiet HEAD -- 2>/dev/null && echo -modified)
+# The Go release of the shipped binaries and of govulncheck's scan: go.mod's toolchain line. The machine's own
+# go (1.26 here) builds and runs the tests; GOTOOLCHAIN=$(RELEASE_GO) makes the go command fetch this one
+# from the Go module proxy once (76 MB), so its standard library's fixes are in what ships.
+RELEASE_GO ?= $(shell sed -n 's/^toolchain //p' go.mod)
 # Linker flags of every released binary: stripped, stamped with VERSION and REVISION.
 VERSION_PKG := github.com/cronjob-operator/cronjob-operator/controllers/version
 GO_LDFLAGS ?= -s -w -X $(VERSION_PKG).Version=$(VERSION) -X $(VERSION_PKG).Revision=$(REVISION)
@@ -98,7 +102,7 @@ VULNDB_VERSION ?= v0.0.0-20261105234957-e22db6528018
 
 .PHONY: govulncheck
 govulncheck: govulncheck-tool ## Run govulncheck on the operator and bench; fails when their code calls a vulnerable symbol (GOVULNDB=offline|URL).
-	GOVULNCHECK="$(GOVULNCHECK)" VULNDB_VERSION="$(VULNDB_VERSION)" hack/govulncheck.sh
+	GOTOOLCHAIN=$(RELEASE_GO) GOVULNCHECK="$(GOVULNCHECK)" VULNDB_VERSION="$(VULNDB_VERSION)" hack/govulncheck.sh
 
 .PHONY: test
 test: manifests generate fmt vet envtest-assets kustomize ## Run all tests (unit and envtest) with coverage in cover.out, then bench's unit tests.
@@ -296,7 +300,7 @@ undeploy: kustomize kubectl ## Undeploy the controller. ignore-not-found=true to
 
 .PHONY: release-snapshot
 release-snapshot: helm ## Build every release artefact of VERSION into bin/release/ (binaries, multi-arch OCI image, install.yaml, chart, bundle, plugin, notes, checksums); nothing is published.
-	VERSION="$(VERSION)" REVISION="$(REVISION)" IMAGE_REPO="$(IMAGE_REPO)" GO_LDFLAGS="$(GO_LDFLAGS)" HELM="$(HELM)" MAKE="$(MAKE)" hack/release.sh
+	GOTOOLCHAIN=$(RELEASE_GO) VERSION="$(VERSION)" REVISION="$(REVISION)" IMAGE_REPO="$(IMAGE_REPO)" GO_LDFLAGS="$(GO_LDFLAGS)" HELM="$(HELM)" MAKE="$(MAKE)" hack/release.sh
 
 ##@ Dependencies
 
