@@ -1,5 +1,9 @@
 # Makefile of cronjob-operator. Targets are thin: longer logic lives in hack/. `make help` lists them.
 
+# The release this tree builds, without the "v": the OLM bundle's version (make bundle).
+VERSION ?= 0.2.0
+# The image repository releases are pushed to.
+IMAGE_REPO ?= ghcr.io/cronjob-operator/cronjob-operator
 # Image to build and deploy.
 IMG ?= controller:latest
 # Kubernetes version of the envtest control plane and of kubectl; hack/tools/kube/go.mod pins the same one.
@@ -261,6 +265,24 @@ deploy: manifests kustomize kubectl ## Deploy the controller with image IMG (ser
 .PHONY: undeploy
 undeploy: kustomize kubectl ## Undeploy the controller. ignore-not-found=true to ignore missing objects.
 	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" IMG="$(IMG)" hack/deploy.sh delete --ignore-not-found=$(ignore-not-found)
+
+##@ Release
+
+# bundle writes the OLM bundle dist/bundle (hack/dist.sh bundle, hack/bundlegen): the ClusterServiceVersion from
+# config/manifests (its hand-written base, config/default and the samples), the CRDs, metadata/annotations.yaml
+# and the bundle image's Dockerfile, for VERSION and the manager image BUNDLE_MANAGER_IMG: the release's, never a
+# moving tag (bundlegen refuses latest). It is committed, and make verify checks it with the defaults.
+# bundle-validate runs the operator-framework validators, the bundle format check and the scorecard's basic and
+# OLM tests (as Go code: hack/bundlegen/scorecard.go) on it; go test ./hack/bundlegen (make test) does too.
+BUNDLE_MANAGER_IMG ?= $(IMAGE_REPO):v$(VERSION)
+
+.PHONY: bundle
+bundle: manifests kustomize ## Write the OLM bundle dist/bundle for VERSION and BUNDLE_MANAGER_IMG (CSV, CRDs, metadata, bundle Dockerfile).
+	KUSTOMIZE="$(KUSTOMIZE)" IMG="$(BUNDLE_MANAGER_IMG)" VERSION="$(VERSION)" hack/dist.sh bundle
+
+.PHONY: bundle-validate
+bundle-validate: ## Validate dist/bundle: operator-framework validators, bundle format, scorecard basic and OLM tests.
+	go run ./hack/bundlegen -validate dist/bundle
 
 ##@ Dependencies
 
