@@ -4,7 +4,7 @@
 // from this checkout (the replace below), so it measures the operator as it is here.
 module github.com/cronjob-operator/cronjob-operator/bench
 
-go 1.26.0
+go 1.26.3
 
 // The Go release the shipped binaries (the manager, its image, kubectl-cjo) are built with and whose
 // standard library make govulncheck checks: make release-snapshot, make govulncheck and the Dockerfile use
@@ -56,7 +56,7 @@ require (
 	github.com/go-openapi/swag/typeutils v0.27.1 // indirect
 	github.com/go-openapi/swag/yamlutils v0.27.1 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/google/gnostic-models v0.7.0 // indirect
+	github.com/google/gnostic-models v0.7.1 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect

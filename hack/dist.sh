@@ -5,11 +5,13 @@
 #   full       prints the full build: config/default with config/certmanager and, when present,
 #              config/prometheus, config/prometheus/rules, config/grafana, config/network-policy, config/policies/manual-runs,
 #              config/policies/manager-jobs and config/flowcontrol added, i.e. every optional part of the
-#              chart on.
+#              chart on;
+#   bundle     dist/bundle: hack/bundlegen over kustomize build config/manifests (the CSV base, config/default
+#              and the samples), for VERSION.
 # It edits a copy of config/ in a temporary directory, so `kustomize edit` leaves the work tree clean.
 #
-# Usage: hack/dist.sh installer|chart|full
-# Environment: IMG (required; make passes its IMG), VERSION (required for chart: the chart's version),
+# Usage: hack/dist.sh installer|chart|full|bundle
+# Environment: IMG (required; make passes its IMG), VERSION (required for chart and bundle: their version),
 # KUSTOMIZE (default: from PATH).
 set -o errexit -o nounset -o pipefail
 
@@ -17,7 +19,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KUSTOMIZE=${KUSTOMIZE:-kustomize}
 IMG=${IMG:?IMG must name the manager image; make passes IMAGE_REPO:vVERSION}
 
-[[ $# -eq 1 ]] || { echo "usage: $0 installer|chart|full" >&2; exit 2; }
+[[ $# -eq 1 ]] || { echo "usage: $0 installer|chart|full|bundle" >&2; exit 2; }
 
 tmp=$(mktemp -d)
 trap 'rm -rf "${tmp}"' EXIT
@@ -67,5 +69,11 @@ case "$1" in
     echo "dist.sh: wrote dist/chart (image ${IMG})"
     ;;
   full) full_build ;;
-  *) echo "dist.sh: unknown action $1; want installer, chart or full" >&2; exit 2 ;;
+  bundle)
+    : "${VERSION:?dist.sh bundle: set VERSION, the release without the v}"
+    "${KUSTOMIZE}" build "${tmp}/config/manifests" > "${tmp}/manifests.yaml"
+    (cd "${ROOT}" && go run ./hack/bundlegen -in "${tmp}/manifests.yaml" -version "${VERSION}" -image "${IMG}" \
+      -icon config/manifests/icon.svg -out dist/bundle)
+    ;;
+  *) echo "dist.sh: unknown action $1; want installer, chart, full or bundle" >&2; exit 2 ;;
 esac

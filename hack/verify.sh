@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # verify.sh fails when the committed tree is not what the generators produce: it runs
-# `make manifests generate fmt build-installer chart` (generated code, CRD, RBAC, formatting and the
-# install artefacts dist/install.yaml and dist/chart) and checks that nothing changed
+# `make manifests generate fmt build-installer chart bundle` (generated code, CRD, RBAC, formatting and the
+# install artefacts dist/install.yaml, dist/chart and the OLM bundle dist/bundle) and checks that nothing changed
 # or appeared, then checks that `go mod tidy` would change neither go.mod nor go.sum, of the operator's module
 # and of bench's (bench/go.mod). `make verify` runs it after `make lint`. Run it on a clean tree: any uncommitted change counts as a difference.
 #
@@ -12,11 +12,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 rc=0
 
-# build-installer and chart with the Makefile's default IMG: the committed dist/ is built with it.
-env -u IMG "${MAKE:-make}" manifests generate fmt config-image build-installer chart
+# config-image, build-installer, chart and bundle with the Makefile's default IMG, VERSION and
+# BUNDLE_MANAGER_IMG: the committed config/manager and dist/ are built with them.
+env -u IMG -u VERSION -u BUNDLE_MANAGER_IMG "${MAKE:-make}" manifests generate fmt config-image build-installer chart bundle
 changes=$(git status --porcelain --untracked-files=all)
 if [[ -n "${changes}" ]]; then
-  echo "verify: files differ from what make manifests generate fmt build-installer chart produce; run them and commit the result:" >&2
+  echo "verify: files differ from what make manifests generate fmt build-installer chart bundle produce; run them and commit the result:" >&2
   echo "${changes}" >&2
   git --no-pager diff --stat >&2
   rc=1
