@@ -262,6 +262,32 @@ deploy: manifests kustomize kubectl ## Deploy the controller with image IMG (ser
 undeploy: kustomize kubectl ## Undeploy the controller. ignore-not-found=true to ignore missing objects.
 	KUSTOMIZE="$(KUSTOMIZE)" KUBECTL="$(KUBECTL)" IMG="$(IMG)" hack/deploy.sh delete --ignore-not-found=$(ignore-not-found)
 
+##@ Release
+
+# The release being prepared; the release workflow checks that its tag is v$(VERSION).
+VERSION ?= 0.2.0
+# Where the release's files are downloaded from: the krew manifest's URIs.
+RELEASE_URL ?= https://github.com/cronjob-operator/cronjob-operator/releases/download/v$(VERSION)
+# The release's files (the plugin's archives, checksums.txt, the krew manifest cjo.yaml).
+RELEASE_DIR ?= bin/release
+
+# plugin-release: six reproducible archives (linux, darwin, windows × amd64, arm64; hack/plugin-release.sh):
+# the same clean commit and Go version give the same checksums.txt.
+.PHONY: plugin-release
+plugin-release: ## Build the plugin for every platform, stamped vVERSION, into RELEASE_DIR (bin/release): archives with LICENSE, checksums.txt.
+	VERSION=$(VERSION) OUT=$(RELEASE_DIR) hack/plugin-release.sh
+
+.PHONY: krew-manifest
+krew-manifest: plugin-release ## Write the krew manifest RELEASE_DIR/cjo.yaml (from hack/pluginrelease/cjo.yaml.tmpl) with the archives' URIs and SHA-256.
+	go run ./hack/pluginrelease krew-manifest -version $(VERSION) -archives $(RELEASE_DIR) -download-url $(RELEASE_URL) -o $(RELEASE_DIR)/cjo.yaml
+
+# krew-validate checks cjo.yaml with krew's own validate-krew-manifest, then installs each platform's archive
+# with krew (--archive, KREW_OS and KREW_ARCH: offline, into a throwaway KREW_ROOT).
+.PHONY: krew-validate
+krew-validate: krew-manifest krew-tools ## Check RELEASE_DIR/cjo.yaml with krew's validation and a krew install of every platform's archive.
+	go run ./hack/pluginrelease krew-validate -version $(VERSION) -manifest $(RELEASE_DIR)/cjo.yaml -archives $(RELEASE_DIR) \
+		-validate-krew-manifest $(VALIDATE_KREW_MANIFEST) -krew $(KREW)
+
 ##@ Dependencies
 
 LOCALBIN ?= $(abspath bin)
@@ -287,6 +313,10 @@ KUBE_SCORE ?= $(LOCALBIN)/kube-score-$(KUBE_SCORE_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 # promtool's version is the github.com/prometheus/prometheus of hack/tools/promtool/go.mod.
 PROMTOOL ?= $(LOCALBIN)/promtool
+# krew and its validate-krew-manifest are built from their own module, hack/tools/krew, whose go.mod pins krew.
+KREW_VERSION := $(shell awk '$$1 == "require" && $$2 == "sigs.k8s.io/krew" { print $$3 }' hack/tools/krew/go.mod)
+KREW ?= $(LOCALBIN)/krew-$(KREW_VERSION)
+VALIDATE_KREW_MANIFEST ?= $(LOCALBIN)/validate-krew-manifest-$(KREW_VERSION)
 
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN) ## Install controller-gen into bin/ if needed.
@@ -329,6 +359,13 @@ $(HELM):
 .PHONY: promtool
 promtool: ## Install promtool (Prometheus' rule checker, built from the Go module proxy) into bin/ if needed.
 	hack/promtool.sh $(LOCALBIN)
+
+.PHONY: krew-tools
+krew-tools: $(KREW) $(VALIDATE_KREW_MANIFEST) ## Build krew and validate-krew-manifest (hack/tools/krew) into bin/ if needed (cold: about 30 s).
+$(KREW): hack/tools/krew/go.mod hack/tools/krew/go.sum
+	cd hack/tools/krew && GOWORK=off go build -trimpath -o $(KREW) sigs.k8s.io/krew/cmd/krew
+$(VALIDATE_KREW_MANIFEST): hack/tools/krew/go.mod hack/tools/krew/go.sum
+	cd hack/tools/krew && GOWORK=off go build -trimpath -o $(VALIDATE_KREW_MANIFEST) sigs.k8s.io/krew/cmd/validate-krew-manifest
 
 # kubectl builds kubectl with envtest-assets unless KUBECTL was given.
 .PHONY: kubectl

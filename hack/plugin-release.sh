@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# plugin-release.sh builds the release of the kubectl plugin kubectl-cjo into OUT: for each platform of
+# hack/pluginrelease (`go run ./hack/pluginrelease platforms`), a static binary
+# stamped with the release and the commit, packed with LICENSE into kubectl-cjo_v<VERSION>_<os>_<arch>.tar.gz
+# (.zip on Windows), then OUT/checksums.txt over the archives (`sha256sum -c checksums.txt` in OUT).
+#
+# The archives are reproducible: the same commit, checked out clean, and the same Go version give the same
+# bytes. The binaries are built with -trimpath and -buildvcs=true (the commit, its time and whether the tree
+# was modified are in their build info: a modified tree gives other binaries), without cgo; every file in the
+# archives is dated SOURCE_DATE_EPOCH, the commit's time by default.
+#
+# Usage: hack/plugin-release.sh
+# Environment: VERSION (the release without its v, required), OUT (default bin/release), BUILD_DIR (the
+# binaries, default bin/plugin-release), SOURCE_DATE_EPOCH (default: the commit's time).
+set -o errexit -o nounset -o pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "${ROOT}"
+VERSION=${VERSION:?VERSION is required, e.g. 0.2.0}
+OUT=${OUT:-bin/release}
+BUILD_DIR=${BUILD_DIR:-bin/plugin-release}
+SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
+PLATFORMS=$(go run ./hack/pluginrelease platforms)
+# The package whose version variable `kubectl cjo version` prints.
+VERSION_VAR=github.com/cronjob-operator/cronjob-operator/cmd/kubectl-cjo/plugin.version
+
+rm -rf "${BUILD_DIR}"
+mkdir -p "${OUT}"
+rm -f "${OUT}"/kubectl-cjo_v*
+for platform in ${PLATFORMS}; do
+  os=${platform%/*} arch=${platform#*/}
+  bin=kubectl-cjo
+  [[ "${os}" != windows ]] || bin=kubectl-cjo.exe
+  start=$(date +%s)
+  CGO_ENABLED=0 GOOS=${os} GOARCH=${arch} go build -trimpath -buildvcs=true \
+    -ldflags "-s -w -X ${VERSION_VAR}=v${VERSION}" -o "${BUILD_DIR}/${os}_${arch}/${bin}" ./cmd/kubectl-cjo
+  echo "plugin-release: built ${os}/${arch} in $(( $(date +%s) - start )) s"
+done
+
+go run ./hack/pluginrelease archives -version "${VERSION}" -bin-dir "${BUILD_DIR}" -license LICENSE \
+  -mtime "${SOURCE_DATE_EPOCH}" -out "${OUT}"
+go run ./hack/pluginrelease checksums -o "${OUT}/checksums.txt" "${OUT}"/kubectl-cjo_v"${VERSION}"_*
+cat "${OUT}/checksums.txt"
