@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # plugin-release.sh builds the release of the kubectl plugin kubectl-cjo into OUT: for each platform of
-# hack/pluginrelease (`go run ./hack/pluginrelease platforms`), a static binary
+# hack/pluginrelease (`go run ./hack/pluginrelease platforms`), or of PLATFORMS, a static binary
 # stamped with the release and the commit, packed with LICENSE into kubectl-cjo_v<VERSION>_<os>_<arch>.tar.gz
 # (.zip on Windows), then OUT/checksums.txt over the archives (`sha256sum -c checksums.txt` in OUT).
 #
@@ -10,8 +10,12 @@
 # archives is dated SOURCE_DATE_EPOCH, the commit's time by default.
 #
 # Usage: hack/plugin-release.sh
+# Go stamps the commit only in a clone: in a git worktree (.git a file) or outside git the binaries carry no
+# revision, which the script warns about.
+#
 # Environment: VERSION (the release without its v, required), OUT (default bin/release), BUILD_DIR (the
-# binaries, default bin/plugin-release), SOURCE_DATE_EPOCH (default: the commit's time).
+# binaries, default bin/plugin-release), SOURCE_DATE_EPOCH (default: the commit's time), PLATFORMS (os/arch
+# separated by spaces, default all six; the krew manifest needs all six).
 set -o errexit -o nounset -o pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -20,7 +24,7 @@ VERSION=${VERSION:?VERSION is required, e.g. 0.2.0}
 OUT=${OUT:-bin/release}
 BUILD_DIR=${BUILD_DIR:-bin/plugin-release}
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git log -1 --format=%ct)}
-PLATFORMS=$(go run ./hack/pluginrelease platforms)
+PLATFORMS=${PLATFORMS:-$(go run ./hack/pluginrelease platforms)}
 # The package whose version variable `kubectl cjo version` prints.
 VERSION_VAR=github.com/cronjob-operator/cronjob-operator/cmd/kubectl-cjo/plugin.version
 
@@ -36,8 +40,11 @@ for platform in ${PLATFORMS}; do
     -ldflags "-s -w -X ${VERSION_VAR}=v${VERSION}" -o "${BUILD_DIR}/${os}_${arch}/${bin}" ./cmd/kubectl-cjo
   echo "plugin-release: built ${os}/${arch} in $(( $(date +%s) - start )) s"
 done
+if ! go version -m "${BUILD_DIR}/${os}_${arch}/${bin}" | grep -q vcs.revision; then
+  echo "plugin-release: warning: the binaries carry no VCS revision (Go stamps it in a git clone, not in a worktree)" >&2
+fi
 
 go run ./hack/pluginrelease archives -version "${VERSION}" -bin-dir "${BUILD_DIR}" -license LICENSE \
-  -mtime "${SOURCE_DATE_EPOCH}" -out "${OUT}"
+  -mtime "${SOURCE_DATE_EPOCH}" -out "${OUT}" -platforms "${PLATFORMS}"
 go run ./hack/pluginrelease checksums -o "${OUT}/checksums.txt" "${OUT}"/kubectl-cjo_v"${VERSION}"_*
 cat "${OUT}/checksums.txt"

@@ -85,11 +85,11 @@ func sortedFiles(files []archiveFile) []archiveFile {
 	return slices.SortedFunc(slices.Values(files), func(a, b archiveFile) int { return cmp.Compare(a.name, b.name) })
 }
 
-// writeArchives writes the release archive of every platform into outDir: the platform's binary, read from
+// writeArchives writes the release archive of each platform of ps into outDir: the platform's binary, read from
 // binDir/<os>_<arch>/, as an executable at the archive's root, and the license file license as LICENSE,
-// both modified at mtime. It returns the archives' paths, in the order of platforms, or the first error
+// both modified at mtime. It returns the archives' paths, in the order of ps, or the first error
 // (a missing binary among them).
-func writeArchives(version, binDir, license, outDir string, mtime time.Time) ([]string, error) {
+func writeArchives(version string, ps []platform, binDir, license, outDir string, mtime time.Time) ([]string, error) {
 	licenseData, err := os.ReadFile(license)
 	if err != nil {
 		return nil, err
@@ -98,7 +98,7 @@ func writeArchives(version, binDir, license, outDir string, mtime time.Time) ([]
 		return nil, err
 	}
 	var paths []string
-	for _, p := range platforms {
+	for _, p := range ps {
 		bin, err := os.ReadFile(filepath.Join(binDir, p.OS+"_"+p.Arch, p.binary()))
 		if err != nil {
 			return nil, fmt.Errorf("the %s/%s binary: %w", p.OS, p.Arch, err)

@@ -7,6 +7,7 @@ import (
 	"compress/gzip"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,45 @@ func TestWriteZipBefore1980(t *testing.T) {
 	err := writeZip(io.Discard, testFiles(), time.Date(1979, time.December, 31, 0, 0, 0, 0, time.UTC))
 	if err == nil || !strings.Contains(err.Error(), "before 1980") {
 		t.Errorf("error = %v, want one about times before 1980", err)
+	}
+}
+
+func TestWriteArchives(t *testing.T) {
+	binDir, outDir := t.TempDir(), t.TempDir()
+	license := filepath.Join(binDir, "LICENSE")
+	if err := os.WriteFile(license, []byte("Apache License\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ps := []platform{{OS: "linux", Arch: "arm64"}, {OS: "windows", Arch: "amd64"}}
+	for _, p := range ps {
+		if err := os.MkdirAll(filepath.Join(binDir, p.OS+"_"+p.Arch), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(binDir, p.OS+"_"+p.Arch, p.binary()), []byte("fake "+p.OS), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paths, err := writeArchives("0.2.0", ps, binDir, license, outDir, commitTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(outDir, "kubectl-cjo_v0.2.0_linux_arm64.tar.gz"), filepath.Join(outDir, "kubectl-cjo_v0.2.0_windows_amd64.zip")}
+	if diff := cmp.Diff(want, paths); diff != "" {
+		t.Errorf("archives (-want,+got):\n%s", diff)
+	}
+	data, err := os.ReadFile(paths[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantEntries := []entry{
+		{Name: "LICENSE", Mode: 0o644, ModTime: commitTime, Owner: ":", Data: "Apache License\n"},
+		{Name: "kubectl-cjo.exe", Mode: 0o755, ModTime: commitTime, Owner: ":", Data: "fake windows"},
+	}
+	if diff := cmp.Diff(wantEntries, readZip(t, data)); diff != "" {
+		t.Errorf("windows archive (-want,+got):\n%s", diff)
+	}
+	_, err = writeArchives("0.2.0", platforms, binDir, license, outDir, commitTime)
+	if err == nil || !strings.Contains(err.Error(), "the linux/amd64 binary") {
+		t.Errorf("error with binaries missing = %v, want one about the linux/amd64 binary", err)
 	}
 }

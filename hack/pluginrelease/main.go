@@ -1,7 +1,7 @@
 // Command pluginrelease packs the release of the kubectl plugin kubectl-cjo (make plugin-release,
 // make krew-manifest): one reproducible archive per platform, their SHA-256 sums and the krew manifest.
 //
-//	pluginrelease archives -version 0.2.0 -bin-dir DIR -license LICENSE -mtime UNIXSECONDS -out DIR
+//	pluginrelease archives -version 0.2.0 -bin-dir DIR -license LICENSE -mtime UNIXSECONDS -out DIR [-platforms "linux/amd64 ..."]
 //	    writes kubectl-cjo_v0.2.0_<os>_<arch>.tar.gz (.zip on Windows) from DIR/<os>_<arch>/kubectl-cjo[.exe]
 //	pluginrelease checksums -o FILE FILE...
 //	    writes the files' SHA-256 sums in the format of sha256sum
@@ -64,6 +64,7 @@ func archivesCommand(args []string) error {
 	license := fs.String("license", "LICENSE", "The license file, packed as LICENSE.")
 	mtime := fs.Int64("mtime", -1, "The modification time of every file in the archives, in Unix seconds (the commit's: git log -1 --format=%ct).")
 	out := fs.String("out", "", "The directory to write the archives into.")
+	only := fs.String("platforms", "", "Pack only these platforms, os/arch separated by spaces (default: all).")
 	_ = fs.Parse(args)
 	if err := checkVersion(*version); err != nil {
 		return err
@@ -71,7 +72,11 @@ func archivesCommand(args []string) error {
 	if *binDir == "" || *out == "" || *mtime < 0 {
 		return errors.New("archives needs -bin-dir, -out and -mtime")
 	}
-	paths, err := writeArchives(*version, *binDir, *license, *out, time.Unix(*mtime, 0))
+	selected, err := selectPlatforms(*only)
+	if err != nil {
+		return err
+	}
+	paths, err := writeArchives(*version, selected, *binDir, *license, *out, time.Unix(*mtime, 0))
 	for _, p := range paths {
 		fmt.Println(p)
 	}

@@ -76,7 +76,7 @@ func archiveSums(version, dir string) (map[string]string, error) {
 		name := p.archive(version)
 		sum, err := fileSHA256(filepath.Join(dir, name))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("the %s/%s archive (the manifest needs all %d platforms'): %w", p.OS, p.Arch, len(platforms), err)
 		}
 		sums[name] = sum
 	}

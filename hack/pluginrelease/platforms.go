@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 )
 
 // pluginName is the plugin's name for kubectl and krew: the binary is kubectl-<pluginName>.
@@ -29,6 +31,21 @@ var platforms = func() []platform {
 
 // windows is Windows' GOOS: its binary ends in .exe and its archive is a zip file.
 const windows = "windows"
+
+// selectPlatforms returns the platforms named in list, os/arch separated by spaces, in the order of
+// platforms; all of them when list is empty. It returns an error for a platform the release does not have.
+func selectPlatforms(list string) ([]platform, error) {
+	if strings.TrimSpace(list) == "" {
+		return platforms, nil
+	}
+	names := strings.Fields(list)
+	for _, name := range names {
+		if !slices.ContainsFunc(platforms, func(p platform) bool { return p.OS+"/"+p.Arch == name }) {
+			return nil, fmt.Errorf("platform %q is not one of the release's (linux, darwin, windows on amd64, arm64)", name)
+		}
+	}
+	return slices.DeleteFunc(slices.Clone(platforms), func(p platform) bool { return !slices.Contains(names, p.OS+"/"+p.Arch) }), nil
+}
 
 // binary returns the file name of the plugin's executable: kubectl-cjo, kubectl-cjo.exe on Windows.
 func (p platform) binary() string {

@@ -47,3 +47,30 @@ func TestCheckVersion(t *testing.T) {
 		})
 	}
 }
+
+func TestSelectPlatforms(t *testing.T) {
+	cases := map[string]struct {
+		list    string
+		want    []platform
+		wantErr bool
+	}{
+		"none named: all": {list: " ", want: platforms},
+		"two, in the release's order": {
+			list: "windows/amd64 linux/amd64",
+			want: []platform{{OS: "linux", Arch: "amd64"}, {OS: "windows", Arch: "amd64"}},
+		},
+		"one the release does not have": {list: "linux/amd64 linux/386", wantErr: true},
+		"an os without its arch":        {list: "linux", wantErr: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := selectPlatforms(tc.list)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error = %v, want one: %v", err, tc.wantErr)
+			}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(platform{})); diff != "" {
+				t.Errorf("platforms (-want,+got):\n%s", diff)
+			}
+		})
+	}
+}
