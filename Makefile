@@ -305,9 +305,14 @@ undeploy: kustomize kubectl ## Undeploy the controller. ignore-not-found=true to
 
 ##@ Release
 
+# The manager's platforms in release-snapshot (the image's); PLUGIN_PLATFORMS (below) the plugin's. CI builds
+# a shortened snapshot (.ci/run); a release builds all of them.
+MANAGER_ARCHES ?= amd64 arm64
+
 .PHONY: release-snapshot
 release-snapshot: helm ## Build every release artefact of VERSION into bin/release/ (binaries, multi-arch OCI image, install.yaml, chart, bundle, plugin, notes, checksums); nothing is published.
-	GOTOOLCHAIN=$(RELEASE_GO) VERSION="$(VERSION)" REVISION="$(REVISION)" IMAGE_REPO="$(IMAGE_REPO)" GO_LDFLAGS="$(GO_LDFLAGS)" HELM="$(HELM)" MAKE="$(MAKE)" hack/release.sh
+	GOTOOLCHAIN=$(RELEASE_GO) VERSION="$(VERSION)" REVISION="$(REVISION)" IMAGE_REPO="$(IMAGE_REPO)" GO_LDFLAGS="$(GO_LDFLAGS)" HELM="$(HELM)" MAKE="$(MAKE)" \
+		PLUGIN_PLATFORMS="$(PLUGIN_PLATFORMS)" MANAGER_ARCHES="$(MANAGER_ARCHES)" hack/release.sh
 
 # bundle writes the OLM bundle dist/bundle (hack/dist.sh bundle, hack/bundlegen): the ClusterServiceVersion from
 # config/manifests (its hand-written base, config/default and the samples), the CRDs, metadata/annotations.yaml
@@ -324,6 +329,30 @@ bundle: manifests kustomize ## Write the OLM bundle dist/bundle for VERSION and 
 .PHONY: bundle-validate
 bundle-validate: ## Validate dist/bundle: operator-framework validators, bundle format, scorecard basic and OLM tests.
 	go run ./hack/bundlegen -validate dist/bundle
+# Where the release's files are downloaded from: the krew manifest's URIs.
+RELEASE_URL ?= https://github.com/cronjob-operator/cronjob-operator/releases/download/v$(VERSION)
+# The release's files (the plugin's archives, checksums.txt, the krew manifest cjo.yaml).
+RELEASE_DIR ?= bin/release
+
+# plugin-release: six reproducible archives (linux, darwin, windows × amd64, arm64; hack/plugin-release.sh):
+# the same clean commit and Go version give the same checksums.txt. PLUGIN_PLATFORMS builds fewer
+# ("linux/amd64 windows/amd64", as CI does: the cold cross builds of all six take many minutes); the krew
+# manifest needs all six.
+PLUGIN_PLATFORMS ?=
+.PHONY: plugin-release
+plugin-release: ## Build the plugin for every platform (or PLUGIN_PLATFORMS), stamped vVERSION, into RELEASE_DIR (bin/release): archives with LICENSE, checksums.txt.
+	VERSION=$(VERSION) GO_LDFLAGS="$(GO_LDFLAGS)" OUT=$(RELEASE_DIR) PLATFORMS="$(PLUGIN_PLATFORMS)" hack/plugin-release.sh
+
+.PHONY: krew-manifest
+krew-manifest: plugin-release ## Write the krew manifest RELEASE_DIR/cjo.yaml (from hack/pluginrelease/cjo.yaml.tmpl) with the archives' URIs and SHA-256.
+	go run ./hack/pluginrelease krew-manifest -version $(VERSION) -archives $(RELEASE_DIR) -download-url $(RELEASE_URL) -o $(RELEASE_DIR)/cjo.yaml
+
+# krew-validate checks cjo.yaml with krew's own validate-krew-manifest, then installs each platform's archive
+# with krew (--archive, KREW_OS and KREW_ARCH: offline, into a throwaway KREW_ROOT).
+.PHONY: krew-validate
+krew-validate: krew-manifest krew-tools ## Check RELEASE_DIR/cjo.yaml with krew's validation and a krew install of every platform's archive.
+	go run ./hack/pluginrelease krew-validate -version $(VERSION) -manifest $(RELEASE_DIR)/cjo.yaml -archives $(RELEASE_DIR) \
+		-validate-krew-manifest $(VALIDATE_KREW_MANIFEST) -krew $(KREW)
 
 ##@ Dependencies
 
@@ -352,6 +381,10 @@ KUBE_SCORE ?= $(LOCALBIN)/kube-score-$(KUBE_SCORE_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 # promtool's version is the github.com/prometheus/prometheus of hack/tools/promtool/go.mod.
 PROMTOOL ?= $(LOCALBIN)/promtool
+# krew and its validate-krew-manifest are built from their own module, hack/tools/krew, whose go.mod pins krew.
+KREW_VERSION := $(shell awk '$$1 == "require" && $$2 == "sigs.k8s.io/krew" { print $$3 }' hack/tools/krew/go.mod)
+KREW ?= $(LOCALBIN)/krew-$(KREW_VERSION)
+VALIDATE_KREW_MANIFEST ?= $(LOCALBIN)/validate-krew-manifest-$(KREW_VERSION)
 
 .PHONY: controller-gen
 controller-gen: $(CONTROLLER_GEN) ## Install controller-gen into bin/ if needed.
@@ -399,6 +432,13 @@ $(HELM):
 .PHONY: promtool
 promtool: ## Install promtool (Prometheus' rule checker, built from the Go module proxy) into bin/ if needed.
 	hack/promtool.sh $(LOCALBIN)
+
+.PHONY: krew-tools
+krew-tools: $(KREW) $(VALIDATE_KREW_MANIFEST) ## Build krew and validate-krew-manifest (hack/tools/krew) into bin/ if needed (cold: about 30 s).
+$(KREW): hack/tools/krew/go.mod hack/tools/krew/go.sum
+	cd hack/tools/krew && GOWORK=off go build -trimpath -o $(KREW) sigs.k8s.io/krew/cmd/krew
+$(VALIDATE_KREW_MANIFEST): hack/tools/krew/go.mod hack/tools/krew/go.sum
+	cd hack/tools/krew && GOWORK=off go build -trimpath -o $(VALIDATE_KREW_MANIFEST) sigs.k8s.io/krew/cmd/validate-krew-manifest
 
 # kubectl builds kubectl with envtest-assets unless KUBECTL was given.
 .PHONY: kubectl

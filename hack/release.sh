@@ -6,8 +6,9 @@
 #   install.yaml                      dist/install.yaml
 #   cronjob-operator-VERSION.tgz      the Helm chart (helm package dist/chart)
 #   bundle-VERSION.tar.gz             the OLM bundle (dist/bundle), when there is one
-#   plugin/                           kubectl-cjo's archives and the krew manifest (make plugin-release), when
-#                                     the Makefile has that target
+#   kubectl-cjo_vVERSION_OS_ARCH.*    kubectl-cjo's archives (make plugin-release) for the six platforms, or
+#                                     PLUGIN_PLATFORMS (a shortened snapshot, as CI's)
+#   cjo.yaml                          the krew manifest, checked by krew (make krew-validate; all six only)
 #   release-notes.md                  CHANGELOG.md's section of vVERSION
 #   checksums.txt                     sha256 of every file above (sha256sum -c)
 # It first checks that the tree is of VERSION: install.yaml's image, the chart's version and appVersion, the
@@ -16,7 +17,7 @@
 # verify keeps dist/ and the Makefile in step.
 #
 # Usage: hack/release.sh   Environment: VERSION, REVISION, IMAGE_REPO, GO_LDFLAGS (make passes them), HELM,
-# MAKE, OUT (default bin/release).
+# MAKE, OUT (default bin/release), PLUGIN_PLATFORMS (default: all six), MANAGER_ARCHES (default: amd64 arm64).
 set -o errexit -o nounset -o pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -44,8 +45,9 @@ rm -rf "${OUT}"
 mkdir -p "${OUT}"
 printf '# cronjob-operator v%s\n%s\n' "${VERSION}" "${notes}" > "${OUT}/release-notes.md"
 
-step "building the manager for linux/amd64 and linux/arm64"
-for arch in amd64 arm64; do
+MANAGER_ARCHES=${MANAGER_ARCHES:-amd64 arm64}
+step "building the manager for ${MANAGER_ARCHES}"
+for arch in ${MANAGER_ARCHES}; do
   CGO_ENABLED=0 GOOS=linux GOARCH="${arch}" go build -trimpath -ldflags "${GO_LDFLAGS}" -o "${OUT}/manager-linux-${arch}" .
 done
 host_arch=$(go env GOARCH)
@@ -55,10 +57,11 @@ if [[ -x "${OUT}/manager-linux-${host_arch}" && $(go env GOOS) == linux ]]; then
   step "manager --version: ${got}"
 fi
 
-step "assembling the image ${IMG} for both platforms (OCI layout)"
+step "assembling the image ${IMG} for linux/{${MANAGER_ARCHES// /,}} (OCI layout)"
 created=$(git log -1 --format=%cI 2>/dev/null || date -u +%Y-%m-%dT%H:%M:%SZ)
-go run ./hack/imagebuild -version "${VERSION}" -revision "${REVISION}" -created "${created}" \
-  -binary "linux/amd64=${OUT}/manager-linux-amd64" -binary "linux/arm64=${OUT}/manager-linux-arm64" -out "${OUT}/image"
+binaries=()
+for arch in ${MANAGER_ARCHES}; do binaries+=(-binary "linux/${arch}=${OUT}/manager-linux-${arch}"); done
+go run ./hack/imagebuild -version "${VERSION}" -revision "${REVISION}" -created "${created}" "${binaries[@]}" -out "${OUT}/image"
 
 step "install.yaml, the chart and the bundle"
 cp dist/install.yaml "${OUT}/install.yaml"
@@ -68,9 +71,14 @@ if [[ -d dist/bundle ]]; then
   tar --sort=name --mtime="${created}" --owner=0 --group=0 --numeric-owner -C dist/bundle -czf "${OUT}/bundle-${VERSION}.tar.gz" .
 fi
 
-if "${MAKE}" -n plugin-release >/dev/null 2>&1; then
-  step "kubectl-cjo's archives and the krew manifest"
-  "${MAKE}" --no-print-directory plugin-release VERSION="${VERSION}"
+if [[ -z "${PLUGIN_PLATFORMS:-}" ]]; then
+  step "kubectl-cjo's archives for the six platforms, the krew manifest, checked by krew"
+  "${MAKE}" --no-print-directory krew-validate VERSION="${VERSION}" RELEASE_DIR="${OUT}"
+else
+  # A shortened snapshot (CI): the krew manifest needs all six archives; go test ./hack/pluginrelease checks
+  # one made from fake archives with krew's own validation.
+  step "kubectl-cjo's archives for ${PLUGIN_PLATFORMS} (no krew manifest: it needs all six)"
+  "${MAKE}" --no-print-directory plugin-release VERSION="${VERSION}" RELEASE_DIR="${OUT}" PLUGIN_PLATFORMS="${PLUGIN_PLATFORMS}"
 fi
 
 step "checksums"

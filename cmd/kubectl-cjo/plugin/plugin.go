@@ -102,7 +102,7 @@ func newCommand(f Factory, clk clock.PassiveClock, out, errOut io.Writer, poll t
 	root.SetOut(out)
 	root.SetErr(errOut)
 	f.BindFlags(root)
-	root.AddCommand(e.runCommand(), e.backfillCommand(), e.suspendCommand(true), e.suspendCommand(false), e.nextCommand(), e.historyCommand(), e.migrateCommand())
+	root.AddCommand(e.runCommand(), e.backfillCommand(), e.suspendCommand(true), e.suspendCommand(false), e.nextCommand(), e.historyCommand(), e.migrateCommand(), e.versionCommand())
 	return root
 }
 
