@@ -312,7 +312,7 @@ MANAGER_ARCHES ?= amd64 arm64
 .PHONY: release-snapshot
 release-snapshot: helm ## Build every release artefact of VERSION into bin/release/ (binaries, multi-arch OCI image, install.yaml, chart, bundle, plugin, notes, checksums); nothing is published.
 	GOTOOLCHAIN=$(RELEASE_GO) VERSION="$(VERSION)" REVISION="$(REVISION)" IMAGE_REPO="$(IMAGE_REPO)" GO_LDFLAGS="$(GO_LDFLAGS)" HELM="$(HELM)" MAKE="$(MAKE)" \
-		PLUGIN_PLATFORMS="$(PLUGIN_PLATFORMS)" MANAGER_ARCHES="$(MANAGER_ARCHES)" hack/release.sh
+		PLUGIN_PLATFORMS="$(PLUGIN_PLATFORMS)" MANAGER_ARCHES="$(MANAGER_ARCHES)" RELEASE_TAG="$(RELEASE_TAG)" hack/release.sh
 
 # bundle writes the OLM bundle dist/bundle (hack/dist.sh bundle, hack/bundlegen): the ClusterServiceVersion from
 # config/manifests (its hand-written base, config/default and the samples), the CRDs, metadata/annotations.yaml

@@ -17,7 +17,8 @@
 # verify keeps dist/ and the Makefile in step.
 #
 # Usage: hack/release.sh   Environment: VERSION, REVISION, IMAGE_REPO, GO_LDFLAGS (make passes them), HELM,
-# MAKE, OUT (default bin/release), PLUGIN_PLATFORMS (default: all six), MANAGER_ARCHES (default: amd64 arm64).
+# MAKE, OUT (default bin/release), RELEASE_TAG (set by the release workflow: an "(unreleased)" CHANGELOG
+# section is refused), PLUGIN_PLATFORMS (default: all six), MANAGER_ARCHES (default: amd64 arm64).
 set -o errexit -o nounset -o pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -37,6 +38,9 @@ grep -qx "version: ${VERSION}" dist/chart/Chart.yaml || fail "dist/chart/Chart.y
 grep -qx "appVersion: \"v${VERSION}\"" dist/chart/Chart.yaml || fail "dist/chart/Chart.yaml's appVersion is not v${VERSION}"
 if [[ -d dist/bundle ]]; then
   grep -rqE "^  version: ${VERSION}\$" dist/bundle/manifests/*.clusterserviceversion.yaml || fail "dist/bundle's ClusterServiceVersion is not version ${VERSION}: run make bundle VERSION=${VERSION} and commit"
+fi
+if [[ -n "${RELEASE_TAG:-}" ]] && grep -qx "## v${VERSION} (unreleased)" CHANGELOG.md; then
+  fail "CHANGELOG.md's section of v${VERSION} still says (unreleased): date it in the commit that prepares the release"
 fi
 notes=$(awk -v h="## v${VERSION}" '$0 == h || index($0, h " ") == 1 {on=1; next} on && /^## /{exit} on' CHANGELOG.md)
 [[ -n "${notes//[[:space:]]/}" ]] || fail "CHANGELOG.md has no section \"## v${VERSION}\""

@@ -24,7 +24,7 @@ if [[ -n "${changes}" ]]; then
 fi
 
 # go mod tidy -diff prints the changes tidy would make and exits non-zero, without writing go.mod or go.sum.
-for dir in . bench; do
+for dir in . bench hack/tools/krew hack/tools/ksm; do
   if ! tidy=$(cd "${dir}" && go mod tidy -diff 2>&1); then
     echo "verify: ${dir}/go.mod and ${dir}/go.sum are not tidy; run go mod tidy in ${dir} and commit the result:" >&2
     echo "${tidy}" >&2
@@ -32,5 +32,12 @@ for dir in . bench; do
   fi
 done
 
-[[ ${rc} -eq 0 ]] && echo "verify: generated files, dist/, formatting and go.mod/go.sum (root and bench) are as committed"
+# The Dockerfile's source build uses the release toolchain, go.mod's toolchain line.
+toolchain=$(sed -n 's/^toolchain go//p' go.mod)
+if ! grep -qx "ARG GO_VERSION=${toolchain}" Dockerfile; then
+  echo "verify: the Dockerfile's GO_VERSION is not go.mod's toolchain go${toolchain}: set ARG GO_VERSION=${toolchain}" >&2
+  rc=1
+fi
+
+[[ ${rc} -eq 0 ]] && echo "verify: generated files, dist/, formatting, the Dockerfile's Go and go.mod/go.sum (root, bench, the krew and ksm tools) are as committed"
 exit "${rc}"

@@ -38,10 +38,11 @@ func (c *chart) deployment(t *template, o, fullVersion object) error {
 		return fmt.Errorf("no manager container")
 	}
 	image := str(mc, "image")
-	repo, tag := image, "latest"
-	if i := strings.LastIndex(image, ":"); i > strings.LastIndex(image, "/") {
-		repo, tag = image[:i], image[i+1:]
+	i := strings.LastIndex(image, ":")
+	if i <= strings.LastIndex(image, "/") {
+		return fmt.Errorf("the manager image %q has no tag: give IMG a version (the chart never defaults to latest)", image)
 	}
+	repo, tag := image[:i], image[i+1:]
 	c.values.ImageRepository, c.values.ImageTag = repo, tag
 	mc["image"] = t.inline("{{ $.Values.image.repository }}:{{ $.Values.image.tag }}")
 	if p := str(mc, "imagePullPolicy"); p != "" {

@@ -151,7 +151,7 @@ metrics:
 prometheusRule:
   # The operator's alerts as a Prometheus Operator PrometheusRule (needs its CRDs; from
   # config/prometheus/rules; README "Monitoring" lists them). With two releases in a cluster, enable it in
-  # one: its rules cover the metrics of every release.
+  # one: its rules cover the metrics of every release (CronJobOperatorNoLeader: of all of them at once).
   enabled: {{ .PrometheusRule }}
   # Labels Prometheus' ruleSelector looks for, e.g. {release: kube-prometheus-stack}.
   labels: {}
