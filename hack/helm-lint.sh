@@ -58,6 +58,14 @@ for unwanted in 'kind: ValidatingWebhookConfiguration' 'kind: MutatingWebhookCon
 done
 grep -qF -- '--metrics-bind-address=0' "${tmp}/off.yaml" || fail "metrics off: no --metrics-bind-address=0"
 
+# A metrics certificate of one's own: served from its Secret, and the ServiceMonitor verifies it with its CA.
+render --set metrics.certSecretName=my-metrics-tls --set metrics.serviceMonitor.enabled=true > "${tmp}/metrics-cert.yaml"
+for want in '--metrics-cert-path=/tmp/k8s-metrics-server/metrics-certs' 'secretName: my-metrics-tls' \
+  'insecureSkipVerify: false' 'serverName: cronjob-operator-controller-manager-metrics-service.cronjob-operator-system.svc'; do
+  grep -qF -- "${want}" "${tmp}/metrics-cert.yaml" || fail "metrics.certSecretName: the rendering lacks ${want}"
+done
+! grep -qF -- 'insecureSkipVerify: true' "${tmp}/metrics-cert.yaml" || fail "metrics.certSecretName: the ServiceMonitor still skips verification"
+
 # values.schema.json refuses a misspelt key and a value of the wrong kind, naming it.
 for bad in 'replica=3' 'image.pullPolicy=Sometimes' 'watchNamespaces={Team_A}' 'metrics.serviceMonitor.interval=soon'; do
   if out=$(render --set "${bad}" 2>&1); then fail "the schema admits --set ${bad}"; fi

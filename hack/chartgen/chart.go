@@ -503,8 +503,9 @@ func issuerRef(t *template, o object) {
 // serviceMonitor puts the scrape's values into the ServiceMonitor (which chartgen takes from the full build,
 // where config/prometheus verifies the metrics certificate with cert-manager's CA): extra labels for
 // Prometheus' serviceMonitorSelector, the interval, the token's Secret (the chart's own scraper by default)
-// and the TLS settings: the user's, else cert-manager's CA with certManager.enabled, else no verification
-// of the manager's self-signed certificate (config/prometheus/monitor.yaml without its TLS patch).
+// and the TLS settings: the user's, else the CA (ca.crt) of the Secret the manager serves its metrics
+// certificate from (metrics.certSecretName, or cert-manager's with certManager.enabled), else no
+// verification of the manager's self-signed certificate (config/prometheus/monitor.yaml without its patch).
 func serviceMonitor(t *template, o object) {
 	ensureMap(o.metadata(), fieldLabels)[t.block(withValue("$.Values.metrics.serviceMonitor.labels", ""))] = ""
 	for _, e := range listAt(mapAt(map[string]any(o), "spec"), "endpoints") {
@@ -525,9 +526,11 @@ func serviceMonitor(t *template, o object) {
 			lines := []string{
 				pad + "{{- if $.Values.metrics.serviceMonitor.tlsConfig }}",
 				fmt.Sprintf("%s{{- toYaml $.Values.metrics.serviceMonitor.tlsConfig | nindent %d }}", pad, indent),
-				pad + "{{- else if " + condCertManager + " }}",
+				pad + "{{- else if " + condMetricsCert + " }}",
 			}
 			for l := range strings.SplitSeq(strings.TrimSuffix(verified, "\n"), "\n") {
+				// The CA of the Secret the manager serves: the user's, else cert-manager's.
+				l = strings.Replace(l, prefixToken+"metrics-server-cert", `{{ $.Values.metrics.certSecretName | default (printf "%s-metrics-server-cert" (include "cronjob-operator.fullname" $)) }}`, 1)
 				lines = append(lines, pad+l)
 			}
 			return append(lines, pad+"{{- else }}", pad+"insecureSkipVerify: true", pad+"{{- end }}")

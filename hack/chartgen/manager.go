@@ -135,7 +135,8 @@ func withValue(path, key string) func(int) []string {
 	}
 }
 
-// addOnly appends to list, behind certManager.enabled, the named entries of full that list lacks.
+// addOnly appends to list, behind certManager.enabled (metricsCertGate for the metrics certificate's), the
+// named entries of full that list lacks.
 func (c *chart) addOnly(t *template, list, full []any) []any {
 	have := map[string]bool{}
 	for _, e := range list {
@@ -145,10 +146,27 @@ func (c *chart) addOnly(t *template, list, full []any) []any {
 	}
 	for _, e := range full {
 		if m, ok := e.(map[string]any); ok && !have[str(m, "name")] {
-			list = append(list, t.item(condCertManager, m))
+			if secret := mapAt(m, "secret"); secret != nil && strings.HasSuffix(str(secret, "secretName"), "metrics-server-cert") {
+				secret["secretName"] = t.inline(`{{ $.Values.metrics.certSecretName | default (printf "%s-metrics-server-cert" (include "cronjob-operator.fullname" $)) }}`)
+			}
+			list = append(list, t.item(metricsCertGate(m), m))
 		}
 	}
 	return list
+}
+
+// condMetricsCert: the manager serves a metrics certificate from a Secret, cert-manager's or the user's
+// (metrics.certSecretName), instead of the self-signed one it makes at start.
+const condMetricsCert = "(or (and $.Values.webhooks.enabled $.Values.certManager.enabled) $.Values.metrics.certSecretName)"
+
+// metricsCertGate is the condition of an entry the full build adds: condMetricsCert for the metrics
+// certificate's flag, volume and mount, certManager.enabled for the others.
+func metricsCertGate(entry any) string {
+	text, _ := encode(entry)
+	if strings.Contains(text, "metrics-cert") || strings.Contains(text, "metrics-server-cert") {
+		return condMetricsCert
+	}
+	return condCertManager
 }
 
 // args templatises the manager's flags. Flags of a feature with a value are kept behind that value; the
@@ -169,7 +187,7 @@ func (c *chart) args(t *template, args, fullArgs []any) []any {
 	var out []any
 	for _, a := range order {
 		if !slices.Contains(args, a) {
-			out = append(out, t.item(condCertManager, a))
+			out = append(out, t.item(metricsCertGate(a), a))
 			continue
 		}
 		s, _ := a.(string)

@@ -61,6 +61,7 @@ const valuesSchema = `{
       "type": "object", "additionalProperties": false,
       "properties": {
         "enabled": {"type": "boolean"},
+        "certSecretName": {"type": "string"},
         "serviceMonitor": {
           "type": "object", "additionalProperties": false,
           "properties": {

@@ -129,6 +129,11 @@ metrics:
   # Serve /metrics and /metrics/state on :8443 (HTTPS, authenticated and authorized), with its Service and the
   # metrics-reader ClusterRole. false: --metrics-bind-address=0.
   enabled: {{ .Metrics }}
+  # A Secret of the release's namespace with the metrics server's certificate (tls.crt, tls.key, and ca.crt,
+  # which the ServiceMonitor verifies it with), for a certificate of your own CA or issuer; the manager runs
+  # with --metrics-cert-path. Empty: cert-manager's with certManager.enabled, else a self-signed certificate
+  # the manager makes at start.
+  certSecretName: ""
   serviceMonitor:
     # A Prometheus Operator ServiceMonitor for the metrics Service (needs its CRDs; from config/prometheus).
     enabled: {{ .ServiceMonitor }}
