@@ -376,7 +376,9 @@ GINKGO ?= $(LOCALBIN)/ginkgo-$(GINKGO_VERSION)
 KUSTOMIZE ?= $(LOCALBIN)/kustomize-$(KUSTOMIZE_VERSION)
 GOLANGCI_LINT ?= $(LOCALBIN)/golangci-lint-$(GOLANGCI_LINT_VERSION)
 GREMLINS ?= $(LOCALBIN)/gremlins-$(GREMLINS_VERSION)
-GOVULNCHECK ?= $(LOCALBIN)/govulncheck-$(GOVULNCHECK_VERSION)
+# govulncheck is built with the release toolchain whose standard library it checks: one built with an older
+# Go cannot type-check a newer standard library's source.
+GOVULNCHECK ?= $(LOCALBIN)/govulncheck-$(RELEASE_GO)-$(GOVULNCHECK_VERSION)
 KUBE_SCORE ?= $(LOCALBIN)/kube-score-$(KUBE_SCORE_VERSION)
 HELM ?= $(LOCALBIN)/helm-$(HELM_VERSION)
 # promtool's version is the github.com/prometheus/prometheus of hack/tools/promtool/go.mod.
@@ -414,7 +416,7 @@ $(GREMLINS):
 .PHONY: govulncheck-tool
 govulncheck-tool: $(GOVULNCHECK) ## Install govulncheck into bin/ if needed.
 $(GOVULNCHECK):
-	hack/go-install-tool.sh $(LOCALBIN)/govulncheck golang.org/x/vuln/cmd/govulncheck $(GOVULNCHECK_VERSION)
+	GOTOOLCHAIN=$(RELEASE_GO) hack/go-install-tool.sh $(LOCALBIN)/govulncheck-$(RELEASE_GO) golang.org/x/vuln/cmd/govulncheck $(GOVULNCHECK_VERSION)
 
 .PHONY: kube-score-tool
 kube-score-tool: $(KUBE_SCORE) ## Build kube-score from hack/tools/kube-score into bin/ if needed (cold: 1-3.5 min).
