@@ -33,9 +33,9 @@ func supportedKubernetes(info *version.Info) error {
 	if err != nil {
 		return fmt.Errorf("the API server's version %q cannot be read: %w", info.GitVersion, err)
 	}
-	if min := utilversion.MustParseGeneric(opversion.MinKubernetes); got.LessThan(min) {
+	if oldest := utilversion.MustParseGeneric(opversion.MinKubernetes); got.LessThan(oldest) {
 		return fmt.Errorf("the API server runs Kubernetes %s, cronjob-operator needs %s or newer (the CronJob CRD's selectable fields): upgrade the cluster, or run a release of cronjob-operator that supports %s",
-			info.GitVersion, min, got)
+			info.GitVersion, oldest, got)
 	}
 	return nil
 }

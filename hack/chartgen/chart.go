@@ -61,6 +61,8 @@ type chart struct {
 	values values
 	// namespace and prefix of config/default (its Namespace object and namePrefix).
 	namespace, prefix string
+	// prefixRE finds prefix where it begins a name (replacePrefix), compiled once.
+	prefixRE *regexp.Regexp
 	// webhookSecret is the Secret the webhook serving certificate is in (--webhook-cert-secret).
 	webhookSecret string
 	// crds are the served versions of the CRDs, and samples the objects of config/samples, for Chart.yaml.
@@ -217,8 +219,10 @@ func (c *chart) shortName(o object) string {
 // of v: at the start of a string or after one of = / : , ( or a space or quote. Inside a word it is left
 // alone (the webhook paths /validate-batch-cronjob-operator-dev-v1-cronjob name the API group).
 func (c *chart) replacePrefix(v any) {
-	re := regexp.MustCompile(`(^|[=/:,( "'])` + regexp.QuoteMeta(c.prefix))
-	mapStrings(v, func(s string) string { return re.ReplaceAllString(s, "${1}"+prefixToken) })
+	if c.prefixRE == nil {
+		c.prefixRE = regexp.MustCompile(`(^|[=/:,( "'])` + regexp.QuoteMeta(c.prefix))
+	}
+	mapStrings(v, func(s string) string { return c.prefixRE.ReplaceAllString(s, "${1}"+prefixToken) })
 }
 
 // classify returns the condition an object is gated by ("" for none) and the templates/ directory it goes

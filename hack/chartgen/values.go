@@ -355,6 +355,7 @@ ServiceAccount may create CronJobs there and nothing else; the hook deletes all 
 {{- $target := $.Release.Namespace }}
 {{- with $.Values.watchNamespaces }}{{ $target = first . }}{{ end }}
 {{- $hook := dict "helm.sh/hook" "test" "helm.sh/hook-delete-policy" "before-hook-creation,hook-succeeded" }}
+{{- $rbacHook := merge (dict "helm.sh/hook-weight" "-1") $hook }}
 apiVersion: v1
 kind: ServiceAccount
 metadata:
@@ -363,7 +364,7 @@ metadata:
   labels:
 {{- include "cronjob-operator.labels" $ | nindent 4 }}
   annotations:
-{{- toYaml (merge (dict "helm.sh/hook-weight" "-1") $hook) | nindent 4 }}
+{{- toYaml $rbacHook | nindent 4 }}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
@@ -373,7 +374,7 @@ metadata:
   labels:
 {{- include "cronjob-operator.labels" $ | nindent 4 }}
   annotations:
-{{- toYaml (merge (dict "helm.sh/hook-weight" "-1") $hook) | nindent 4 }}
+{{- toYaml $rbacHook | nindent 4 }}
 rules:
   - apiGroups: [batch.cronjob-operator.dev]
     resources: [cronjobs]
@@ -387,7 +388,7 @@ metadata:
   labels:
 {{- include "cronjob-operator.labels" $ | nindent 4 }}
   annotations:
-{{- toYaml (merge (dict "helm.sh/hook-weight" "-1") $hook) | nindent 4 }}
+{{- toYaml $rbacHook | nindent 4 }}
 roleRef:
   apiGroup: rbac.authorization.k8s.io
   kind: Role
