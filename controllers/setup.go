@@ -12,7 +12,9 @@ import (
 	"github.com/cronjob-operator/cronjob-operator/controllers/cronjob"
 	"github.com/cronjob-operator/cronjob-operator/controllers/cronjobrun"
 	"github.com/cronjob-operator/cronjob-operator/controllers/internal/index"
+	"github.com/cronjob-operator/cronjob-operator/controllers/internal/statuswrite"
 	"github.com/cronjob-operator/cronjob-operator/controllers/metrics"
+	"github.com/cronjob-operator/cronjob-operator/controllers/version"
 	"github.com/cronjob-operator/cronjob-operator/controllers/webhooks"
 )
 
@@ -41,6 +43,11 @@ type Options struct {
 	// result goes back to the workqueue. It must be safe for concurrent use (see MaxConcurrentReconciles)
 	// and return quickly. Tests use it to see what a reconcile did without inferring it from the requeue.
 	OnReconcile func(types.NamespacedName, cronjob.Outcome)
+	// StatusThroughClient, when true, writes the CronJobs' status through the manager's client. By default
+	// Setup writes it with a statuswrite.Writer made from the manager's rest.Config, which does not decode
+	// the server's answer (README "Benchmarks"); a manager whose client is not the API server's (a fake
+	// client in tests) needs its client used.
+	StatusThroughClient bool
 }
 
 // WebhookOptions configures the admission webhooks that Setup serves.
@@ -97,6 +104,9 @@ func Setup(mgr manager.Manager, opts Options) (*Controller, error) {
 		Recorder:    recorder,
 		OnReconcile: opts.OnReconcile,
 		Metrics:     metrics.DefaultMetrics(),
+	}
+	if !opts.StatusThroughClient {
+		r.StatusWriter = statuswrite.New(mgr.GetConfig(), mgr.GetHTTPClient(), mgr.GetScheme(), mgr.GetRESTMapper(), version.Name)
 	}
 	if err := index.Setup(context.Background(), mgr.GetFieldIndexer()); err != nil {
 		return nil, err

@@ -93,8 +93,9 @@ func newSetupRigWith(t *testing.T, g gomega.Gomega, now time.Time, hooks *Webhoo
 	mgr, err := manager.New(cfg, opts)
 	g.Expect(err).NotTo(gomega.HaveOccurred())
 	rig.ctrl, err = Setup(mgr, Options{
-		Clock:    rig.clock,
-		Webhooks: hooks,
+		Clock:               rig.clock,
+		Webhooks:            hooks,
+		StatusThroughClient: true, // the fake client is the API server here
 		OnReconcile: func(key types.NamespacedName, o cronjob.Outcome) {
 			if key.Name == "hourly" {
 				rig.outcomes <- o

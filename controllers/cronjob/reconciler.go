@@ -60,6 +60,9 @@ type Reconciler struct {
 	OnReconcile func(types.NamespacedName, Outcome)
 	// Metrics counts runs started, missed and deleted Jobs, and the start skew. Nil counts nothing.
 	Metrics *metrics.Metrics
+	// StatusWriter writes the CronJob's status. Nil writes through Client.Status(); Setup gives a
+	// statuswrite.Writer, which does not decode the server's answer (a reconcile never reads it).
+	StatusWriter conflict.StatusUpdater
 	// Queue is the controller's workqueue, for deferring the status write of a run whose Job was created
 	// while other reconciles wait ("Jobs first", deferred.go). Nil writes every status at once.
 	Queue RecordQueue
@@ -219,10 +222,15 @@ func (r *Reconciler) finish(ctx context.Context, s *syncer, w ending) Outcome {
 // writeStatus writes the status, once. A full update of the status subresource, not a merge patch: the
 // resourceVersion read from the cache makes it conditional all the same (a conflict when the cache was
 // stale), and it costs the API server less than a patch (README "Benchmarks"). The cache strips
-// managedFields; the server keeps the stored ones on a subresource update. done is true when out is final
-// (a conflict, requeued, or an error).
+// managedFields; the server keeps the stored ones on a subresource update. Through StatusWriter, cj is left
+// as sent (its resourceVersion is not advanced): nothing after the write reads it. done is true when out is
+// final (a conflict, requeued, or an error).
 func (r *Reconciler) writeStatus(ctx context.Context, cj *cronjobv1.CronJob, w ending, out *Outcome) (done bool) {
-	requeue, err := conflict.WriteStatus(ctx, r.Client, cj, "CronJob", w.syncErr)
+	sw := r.StatusWriter
+	if sw == nil {
+		sw = r.Client.Status()
+	}
+	requeue, err := conflict.WriteStatus(ctx, sw, cj, "CronJob", w.syncErr)
 	if requeue {
 		// Typically this reconcile was triggered by the Job created by the previous one before its status
 		// write reached the cache. A deferred record stays, to be applied to the newer CronJob.

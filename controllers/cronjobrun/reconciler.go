@@ -128,7 +128,7 @@ func (r *Reconciler) reconcileRun(ctx context.Context, p *pass, run *cronjobv1.C
 	if s.deleted || equality.Semantic.DeepEqual(*original, run.Status) {
 		return result, syncErr
 	}
-	requeue, err := conflict.WriteStatus(ctx, r.Client, run, "CronJobRun", syncErr)
+	requeue, err := conflict.WriteStatus(ctx, r.Client.Status(), run, "CronJobRun", syncErr)
 	if requeue {
 		return ctrl.Result{RequeueAfter: conflict.RequeueDelay}, nil
 	}

@@ -11,6 +11,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
+// StatusUpdater updates the status subresource of an object: client.SubResourceWriter (a client's
+// Status()) and statuswrite.Writer are.
+type StatusUpdater interface {
+	Update(ctx context.Context, obj client.Object, opts ...client.SubResourceUpdateOption) error
+}
+
 // RequeueDelay is how soon a reconcile whose status write met a conflict runs again.
 const RequeueDelay = 100 * time.Millisecond
 
@@ -19,8 +25,10 @@ const RequeueDelay = 100 * time.Millisecond
 // had no other error (syncErr nil), a conflict gives requeue true and no error: every step of a reconcile is
 // idempotent, so it looks again after RequeueDelay instead of logging an error. Any other failure is
 // returned as "writing status: ...", joined with syncErr; so is a conflict with syncErr set.
-func WriteStatus(ctx context.Context, c client.StatusClient, obj client.Object, kind string, syncErr error) (requeue bool, err error) {
-	err = c.Status().Update(ctx, obj)
+//
+// w is a client's Status() or a statuswrite.Writer (which leaves obj as it was sent).
+func WriteStatus(ctx context.Context, w StatusUpdater, obj client.Object, kind string, syncErr error) (requeue bool, err error) {
+	err = w.Update(ctx, obj)
 	if err == nil {
 		return false, nil
 	}

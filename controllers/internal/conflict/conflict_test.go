@@ -80,7 +80,7 @@ func TestWriteStatus(t *testing.T) {
 			}
 			cj.Status.LastScheduleTime = TimePtr(TopOfTheHour)
 
-			requeue, err := conflict.WriteStatus(ctx, c, cj, "CronJob", tc.syncErr)
+			requeue, err := conflict.WriteStatus(ctx, c.Status(), cj, "CronJob", tc.syncErr)
 			got := outcome{Requeue: requeue}
 			if err != nil {
 				got.Err = err.Error()
