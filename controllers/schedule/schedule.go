@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	cron "github.com/netresearch/go-cron"
@@ -51,6 +52,25 @@ type Error struct {
 // Error returns the message.
 func (e *Error) Error() string { return e.Message }
 
+// locations holds the time zones loaded so far, by name (*time.Location values). time.LoadLocation
+// reads and parses the zone's file on every call; every reconcile and every scrape of the state metrics
+// parses a schedule, so a zone is loaded once per process instead. Only zones that loaded are kept, so the
+// map is bounded by the zone database, whatever names the CronJobs give.
+var locations sync.Map
+
+// loadLocation is time.LoadLocation, cached in locations.
+func loadLocation(name string) (*time.Location, error) {
+	if l, ok := locations.Load(name); ok {
+		return l.(*time.Location), nil
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, err
+	}
+	locations.Store(name, l)
+	return l, nil
+}
+
 // Parse parses spec.schedule in the time zone spec.timeZone (UTC when nil) and returns the schedule
 // and its location. It never panics: a panic of the cron library on a malformed string becomes an error.
 // Errors are *Error with Reason UnparseableSchedule or UnknownTimeZone and a message that says
@@ -58,7 +78,7 @@ func (e *Error) Error() string { return e.Message }
 func Parse(schedule string, timeZone *string) (sched cron.Schedule, loc *time.Location, err error) {
 	loc = time.UTC
 	if tz := ptr.Deref(timeZone, ""); tz != "" {
-		l, lerr := time.LoadLocation(tz)
+		l, lerr := loadLocation(tz)
 		if lerr != nil || strings.EqualFold(tz, "local") {
 			return nil, nil, &Error{Reason: cronjobv1.ReasonUnknownTimeZone,
 				Message: fmt.Sprintf("spec.timeZone %q is not a known IANA time zone: use a name such as \"Europe/Berlin\" or leave it unset for UTC", tz)}

@@ -75,6 +75,30 @@ func TestParseSchedule(t *testing.T) {
 	}
 }
 
+// A time zone is loaded once per process: the second parse in it gets the same location. A name that did
+// not load is refused every time, and Local stays refused after it was loaded once.
+func TestParseLoadsATimeZoneOnce(t *testing.T) {
+	_, first, err := Parse("0 9 * * *", ptr.To("America/Santiago"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, second, err := Parse("30 17 * * *", ptr.To("America/Santiago"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != second {
+		t.Errorf("the second parse loaded America/Santiago again (%p, then %p)", first, second)
+	}
+	for range 2 {
+		for _, tz := range []string{"Mars/Olympus_Mons", "Local", "local"} {
+			var se *Error
+			if _, _, err := Parse("0 * * * *", ptr.To(tz)); !errors.As(err, &se) || se.Reason != cronjobv1.ReasonUnknownTimeZone {
+				t.Errorf("Parse in %q = %v, want UnknownTimeZone", tz, err)
+			}
+		}
+	}
+}
+
 func TestMostRecentScheduleTime(t *testing.T) {
 	cases := map[string]struct {
 		// spec
