@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -14,10 +13,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	gzip "github.com/klauspost/compress/gzip"
 	cron "github.com/netresearch/go-cron"
 	"github.com/prometheus/common/expfmt"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
@@ -101,6 +102,10 @@ type State struct {
 	countActive ActiveCounter // nil: MetricActive is the length of status.active (CountActiveWith)
 	log         logr.Logger
 	leading     atomic.Bool
+	// nextRuns holds the next run time of each CronJob computed by the last scrape, by UID and
+	// resourceVersion: between two scrapes most CronJobs do not change, and the time depends on the
+	// CronJob alone (nextRunTime), so a scrape computes it only for those that did.
+	nextRuns atomic.Pointer[nextRunMemo]
 }
 
 // NewState returns the state endpoint over source, logging scrape errors to log; it serves series only
@@ -182,9 +187,15 @@ func (s *State) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	bw := bufio.NewWriterSize(out, 64<<10)
 	// A write error is the client gone: nothing to answer.
-	if writeState(bw, cronJobs, active) == nil {
+	var prev nextRunMemo
+	if p := s.nextRuns.Load(); p != nil {
+		prev = *p
+	}
+	next, err := writeState(bw, cronJobs, active, prev)
+	if err == nil {
 		_ = bw.Flush()
 	}
+	s.nextRuns.Store(&next)
 }
 
 // acceptsGzip reports whether an Accept-Encoding header lists gzip (with any quality but 0).
@@ -217,16 +228,18 @@ type stateRow struct {
 
 // writeState writes the state families of cronJobs in the text format, the CronJobs of each family sorted
 // by namespace and name; active holds the active Jobs counted of the CronJobs whose status.active is full.
-// It allocates per scrape, not per series.
-func writeState(w *bufio.Writer, cronJobs []*cronjobv1.CronJob, active map[*cronjobv1.CronJob]int) error {
+// It allocates per scrape, not per series. prev is the next run times of the scrape before (nil for
+// none); it returns this scrape's, for the next.
+func writeState(w *bufio.Writer, cronJobs []*cronjobv1.CronJob, active map[*cronjobv1.CronJob]int, prev nextRunMemo) (nextRunMemo, error) {
 	rows := make([]stateRow, len(cronJobs))
 	schedules := scheduleMemo{}
+	next := make(nextRunMemo, len(cronJobs))
 	for i, cj := range cronJobs {
 		row := stateRow{cj: cj, active: len(cj.Status.Active), ready: metav1.ConditionUnknown}
 		if n, ok := active[cj]; ok {
 			row.active = n
 		}
-		row.next, row.hasNext = schedules.nextRunTime(cj)
+		row.next, row.hasNext = next.nextRunTime(cj, prev, schedules)
 		if cond := meta.FindStatusCondition(cj.Status.Conditions, cronjobv1.ConditionReady); cond != nil {
 			row.ready, row.readyReason = cond.Status, cond.Reason
 		}
@@ -251,19 +264,19 @@ func writeState(w *bufio.Writer, cronJobs []*cronjobv1.CronJob, active map[*cron
 		buf = append(buf, f.name...)
 		buf = append(buf, " gauge\n"...)
 		if _, err := w.Write(buf); err != nil {
-			return err
+			return next, err
 		}
 		for i := range rows {
 			samples = rows[i].appendSeries(samples[:0], f.name)
 			for _, s := range samples {
 				buf = appendSample(buf[:0], f, rows[i].cj, s)
 				if _, err := w.Write(buf); err != nil {
-					return err
+					return next, err
 				}
 			}
 		}
 	}
-	return nil
+	return next, nil
 }
 
 // stateSample is one series of a family for one CronJob: its value and its extra label values.
@@ -383,6 +396,29 @@ func appendLabelValue(buf []byte, v string) []byte {
 		}
 	}
 	return buf
+}
+
+// nextRunMemo is the next run time of CronJobs, by UID, with the resourceVersion it was computed for.
+type nextRunMemo map[types.UID]nextRun
+
+type nextRun struct {
+	resourceVersion string
+	at              time.Time
+	ok              bool
+}
+
+// nextRunTime is schedules.nextRunTime(cj), taken from prev when prev has it for cj's resourceVersion,
+// and recorded in m.
+func (m nextRunMemo) nextRunTime(cj *cronjobv1.CronJob, prev nextRunMemo, schedules scheduleMemo) (time.Time, bool) {
+	n, ok := prev[cj.UID]
+	if !ok || n.resourceVersion != cj.ResourceVersion || cj.ResourceVersion == "" {
+		n.resourceVersion = cj.ResourceVersion
+		n.at, n.ok = schedules.nextRunTime(cj)
+	}
+	if cj.UID != "" {
+		m[cj.UID] = n
+	}
+	return n.at, n.ok
 }
 
 // scheduleMemo holds the schedules parsed during one scrape, by schedule and time zone: CronJobs often

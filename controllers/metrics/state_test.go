@@ -342,6 +342,7 @@ func benchmarkStateScrape(b *testing.B, with func(*builders.CronJobWrapper) *bui
 	for i := range 10000 {
 		daily := strconv.Itoa(i%60) + " " + strconv.Itoa(i/60%24) + " * * *"
 		cronJobs = append(cronJobs, CronJobOf(with(builders.MakeCronJob("cj-"+strconv.Itoa(i), Namespace).Schedule(daily).
+			UID(types.UID("uid-"+strconv.Itoa(i))).ResourceVersion("1").
 			CreationTimestamp(CreationTime).LastScheduleTime(TopOfTheHour).Generation(1))))
 	}
 	s := NewState(func(context.Context) ([]*cronjobv1.CronJob, error) { return cronJobs, nil }, logr.Discard())
@@ -458,5 +459,38 @@ func TestStateMetricsOrderByNamespaceThenName(t *testing.T) {
 	want := []string{`cronjob="beta",namespace="team-a"`, `cronjob="zeta",namespace="team-a"`, `cronjob="alpha",namespace="team-b"`}
 	if diff := cmp.Diff(want, order); diff != "" {
 		t.Errorf("order of the series (-want,+got):\n%s", diff)
+	}
+}
+
+// A scrape reuses the next scheduled time of a CronJob that did not change since the scrape before, and
+// computes it again for one whose status moved on: after the run at 10:00 is recorded, the series says
+// 11:00, not the 10:00 of the scrape before.
+func TestStateMetricsNextScheduleTimeFollowsTheStatus(t *testing.T) {
+	f := FakeClient(nil, interceptor.Funcs{}, CronJobOf(Hourly().LastScheduleTime(PriorHour)))
+	_, url := leadingStateMetrics(t, f)
+	nextOf := func() float64 {
+		t.Helper()
+		_, _, families := scrapeState(t, url, "gzip")
+		f := families["cronjob_operator_cronjob_next_schedule_time"]
+		if f == nil || len(f.GetMetric()) != 1 {
+			t.Fatalf("next_schedule_time: %v, want one series", f)
+		}
+		return f.GetMetric()[0].GetGauge().GetValue()
+	}
+	for range 2 {
+		if got, want := nextOf(), float64(TopOfTheHour.Unix()); got != want {
+			t.Fatalf("before the run: next = %v, want %v (10:00)", got, want)
+		}
+	}
+	var cj cronjobv1.CronJob
+	if err := f.Get(t.Context(), client.ObjectKey{Namespace: Namespace, Name: "hourly"}, &cj); err != nil {
+		t.Fatal(err)
+	}
+	cj.Status.LastScheduleTime = &metav1.Time{Time: TopOfTheHour}
+	if err := f.Status().Update(t.Context(), &cj); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := nextOf(), float64(TopOfTheHour.Add(time.Hour).Unix()); got != want {
+		t.Errorf("after the run: next = %v, want %v (11:00)", got, want)
 	}
 }

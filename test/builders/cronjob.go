@@ -198,6 +198,12 @@ func (w *CronJobWrapper) UID(uid types.UID) *CronJobWrapper {
 	return w
 }
 
+// ResourceVersion sets metadata.resourceVersion, for tests without an API server.
+func (w *CronJobWrapper) ResourceVersion(rv string) *CronJobWrapper {
+	w.ObjectMeta.ResourceVersion = rv
+	return w
+}
+
 // CreationTimestamp sets metadata.creationTimestamp, for tests without an API server (the API server sets
 // it on create with its own clock).
 func (w *CronJobWrapper) CreationTimestamp(t time.Time) *CronJobWrapper {
