@@ -35,8 +35,10 @@ type sizes struct {
 	populationSize     int
 	populationMinutely int
 	populationMinutes  int
-	restartSize        int
-	restartDowntime    time.Duration
+	// populationStart asks for the population's time to start (-population-start).
+	populationStart bool
+	restartSize     int
+	restartDowntime time.Duration
 	// controllers are the controllers to run (both by default).
 	controllers map[results.Controller]bool
 }
@@ -46,12 +48,12 @@ var modeDefaults = map[string]map[string]string{
 	// The full run: every scenario at its stated size, two repetitions so that each controller
 	// goes first once (how long it takes: bench/README.md).
 	"full": {"scenarios": "single,burst,population,restart", "repetitions": "2", "single-minutes": "10",
-		"burst-size": "1000", "burst-minutes": "5", "population-size": "10000", "population-minutely": "100",
+		"burst-size": "1000", "burst-minutes": "5", "population-size": "10000", "population-minutely": "-1",
 		"population-minutes": "30", "restart-size": "1000", "restart-downtime": "10m"},
 	// A smoke run, short enough for CI: one measured minute of single and of a 500-CronJob burst per
 	// controller.
 	"quick": {"scenarios": "single,burst", "repetitions": "1", "single-minutes": "1", "burst-size": "500",
-		"burst-minutes": "1", "population-size": "1000", "population-minutely": "10", "population-minutes": "2",
+		"burst-minutes": "1", "population-size": "1000", "population-minutely": "-1", "population-minutes": "2",
 		"restart-size": "100", "restart-downtime": "1m"},
 }
 
@@ -71,8 +73,9 @@ func main() {
 	flag.IntVar(&sz.burstSize, "burst-size", 0, "(mode) burst: minutely CronJobs, all due on the same minutes.")
 	flag.IntVar(&sz.burstMinutes, "burst-minutes", 0, "(mode) burst: scheduled minutes measured.")
 	flag.IntVar(&sz.populationSize, "population-size", 0, "(mode) population: CronJobs; besides the minutely ones, half hourly and half daily, spread over the minutes of the hour and of the day.")
-	flag.IntVar(&sz.populationMinutely, "population-minutely", 0, "(mode) population: how many of the CronJobs are minutely.")
+	flag.IntVar(&sz.populationMinutely, "population-minutely", 0, "(mode) population: how many of the CronJobs are minutely; -1 (both modes): 1 % of -population-size, rounded down (100,000 have 1,000).")
 	flag.IntVar(&sz.populationMinutes, "population-minutes", 0, "(mode) population: scheduled minutes measured.")
+	flag.BoolVar(&sz.populationStart, "population-start", true, "population: after the measured minutes, stop the controller and start it again with its CronJobs present, and measure the start (time until its caches synced and until every CronJob was reconciled, its CPU and peak RSS).")
 	flag.IntVar(&sz.restartSize, "restart-size", 0, "(mode) restart: minutely CronJobs.")
 	flag.DurationVar(&sz.restartDowntime, "restart-downtime", 0, "(mode) restart: how long the controller is stopped; whole minutes keep the restart 20 s past a minute.")
 	flag.Float64Var(&settings.QPS, "qps", 1000, "Client-side QPS limit of both controllers (--kube-api-qps).")

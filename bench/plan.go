@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,11 +36,21 @@ func plan(name string, sz sizes) (results.Scenario, []phase, error) {
 		template.minutes = sz.burstMinutes
 		template.throughput = true
 	case "population":
-		sc.Description = fmt.Sprintf("%d CronJobs: %d minutely, the rest half hourly and half daily, spread over "+
-			"the minutes of the hour and the day; %d scheduled minutes measured.", sz.populationSize,
-			sz.populationMinutely, sz.populationMinutes)
-		template.cronJobs = population(sz.populationSize, sz.populationMinutely)
+		mix, err := populationMix(sz.populationSize, sz.populationMinutely)
+		if err != nil {
+			return sc, nil, err
+		}
+		sc.Description = fmt.Sprintf("%d CronJobs: %d minutely (%s %%), %d hourly and %d daily, spread over the "+
+			"minutes of the hour and the day; %d scheduled minutes measured.", sz.populationSize, mix.minutely,
+			strconv.FormatFloat(float64(mix.minutely)*100/float64(max(sz.populationSize, 1)), 'f', -1, 64),
+			mix.hourly, mix.daily, sz.populationMinutes)
+		if sz.populationStart {
+			sc.Description += " Then the controller is stopped at 10 s past a minute and started again at once with " +
+				"its CronJobs present: the time to start."
+		}
+		template.cronJobs = population(sz.populationSize, mix.minutely)
 		template.minutes = sz.populationMinutes
+		template.measureStart = sz.populationStart
 	case "restart":
 		sc.Description = fmt.Sprintf("%d minutely CronJobs; after one run the controller is stopped for %s and "+
 			"started again. Skew here is from the restart to the Job of each CronJob's most recent missed run; "+
@@ -80,6 +91,24 @@ func minutely(prefix string, n int) []cronJobSpec {
 		out[i] = cronJobSpec{name: fmt.Sprintf("%s-%05d", prefix, i), schedule: "* * * * *"}
 	}
 	return out
+}
+
+// mix is how many CronJobs of a population have each kind of schedule.
+type mix struct{ minutely, hourly, daily int }
+
+// populationMix returns the mix of a population of n CronJobs: minutely of them minutely, or when minutely
+// is negative (-population-minutely's default) 1 % of n, rounded down; the rest alternately hourly and
+// daily, as population lays them out (the hourly ones one more when the rest is odd). It fails when
+// minutely is more than n.
+func populationMix(n, minutely int) (mix, error) {
+	if minutely < 0 {
+		minutely = n / 100
+	}
+	if minutely > n {
+		return mix{}, fmt.Errorf("-population-minutely=%d is more than -population-size=%d", minutely, n)
+	}
+	rest := n - minutely
+	return mix{minutely: minutely, hourly: (rest + 1) / 2, daily: rest / 2}, nil
 }
 
 // population returns n CronJobs: minutelyCount minutely ones, then alternately hourly and daily ones, the

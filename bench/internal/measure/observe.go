@@ -19,6 +19,8 @@ type Costs struct {
 	ControlPlaneCPU float64
 	// Heap is the largest Go heap in use sampled (ours only).
 	Heap int64
+	// StateScrapes are the scrapes of ours' /metrics/state, one before each heap sample.
+	StateScrapes []results.Scrape
 	// Idle are the spans in which no run was due.
 	Idle []Interval
 }
@@ -73,8 +75,12 @@ func Observe(ctx context.Context, proc *rig.Process, window Interval, idleAfter 
 			return
 		}
 		if proc.StateMetricsURL != "" {
-			if _, err := rig.Scrape(ctx, proc.StateMetricsURL); err != nil && stateErr == nil {
+			s, err := rig.Scrape(ctx, proc.StateMetricsURL)
+			if err != nil && stateErr == nil {
 				stateErr = err
+			}
+			if err == nil {
+				c.StateScrapes = append(c.StateScrapes, results.Scrape{Duration: s.Duration, WireBytes: s.WireBytes})
 			}
 		}
 		if h, err := rig.HeapInUse(ctx, proc.MetricsURL); err == nil && h > c.Heap {

@@ -9,8 +9,11 @@ import (
 )
 
 // aggregate is one controller's Results in one scenario, folded over the repetitions: skews concatenated,
-// counts summed, memory the maximum, RunsPerSecond the mean of the repetitions that measured it.
+// counts summed, memory the maximum, RunsPerSecond the mean of the repetitions that measured it, each
+// figure of the start the largest of the repetitions that measured it.
 type aggregate struct {
+	// scenario is the name of the scenario the Results are of.
+	scenario    string
 	controller  results.Controller
 	repetitions int
 
@@ -35,12 +38,17 @@ type aggregate struct {
 	controlPlaneCPUSeconds float64
 	peakRSSBytes           int64
 	heapBytes              int64
+	// stateScrapeDurations and stateScrapeBytes are those of every /metrics/state scrape.
+	stateScrapeDurations []time.Duration
+	stateScrapeBytes     []int64
+	// starts are the Startups measured (one per repetition at most).
+	starts []results.Startup
 }
 
 // aggregateResults folds the Results of controller c in s; the aggregate has repetitions == 0 when c has
 // none.
 func aggregateResults(s results.Scenario, c results.Controller) aggregate {
-	a := aggregate{controller: c, requests: map[string]int{}}
+	a := aggregate{scenario: s.Name, controller: c, requests: map[string]int{}}
 	var rpsSum float64
 	var rpsN int
 	for _, r := range s.Results {
@@ -71,6 +79,13 @@ func aggregateResults(s results.Scenario, c results.Controller) aggregate {
 		a.controlPlaneCPUSeconds += r.ControlPlaneCPUSeconds
 		a.peakRSSBytes = max(a.peakRSSBytes, r.PeakRSSBytes)
 		a.heapBytes = max(a.heapBytes, r.HeapBytes)
+		if r.Startup != nil {
+			a.starts = append(a.starts, *r.Startup)
+		}
+		for _, sc := range r.StateScrapes {
+			a.stateScrapeDurations = append(a.stateScrapeDurations, sc.Duration)
+			a.stateScrapeBytes = append(a.stateScrapeBytes, sc.WireBytes)
+		}
 	}
 	if rpsN > 0 {
 		a.runsPerSecond = rpsSum / float64(rpsN)

@@ -44,6 +44,14 @@ const (
 	figCPPerRun        = "kube-apiserver + etcd CPU ms per run"
 	figPeakRSS         = "peak RSS (MiB)"
 	figHeap            = "Go heap in use (MiB)"
+	figStateScrapeP50  = "/metrics/state scrape p50 (ms)"
+	figStateScrapeMax  = "/metrics/state scrape max (ms)"
+	figStateSizeP50    = "/metrics/state size p50 (MiB, gzip)"
+	figStateSizeMax    = "/metrics/state size max (MiB, gzip)"
+	figStartSynced     = "time to start: caches synced (s)"
+	figStartReconciled = "time to start: every CronJob reconciled (s)"
+	figStartCPU        = "CPU seconds of the start"
+	figStartRSS        = "peak RSS of the start (MiB)"
 )
 
 // figure is one row of a scenario table.
@@ -77,6 +85,46 @@ var figures = []figure{
 	{figCPPerRun, "%.2f", perRunF(func(a aggregate) float64 { return a.controlPlaneCPUSeconds * 1000 })},
 	{figPeakRSS, "%.1f", nonzero(func(a aggregate) float64 { return float64(a.peakRSSBytes) / mib })},
 	{figHeap, "%.1f", oursOnly(nonzero(func(a aggregate) float64 { return float64(a.heapBytes) / mib }))},
+	// Ours only (the peer has no such endpoint), and in the population's table only: the other scenarios
+	// scrape it too, with a handful of CronJobs.
+	{figStateScrapeP50, "%.1f", onlyIn("population", percentileMs(stateScrapesOf, 50))},
+	{figStateScrapeMax, "%.1f", onlyIn("population", percentileMs(stateScrapesOf, 100))},
+	{figStateSizeP50, "%.2f", onlyIn("population", stateSize(50))},
+	{figStateSizeMax, "%.2f", onlyIn("population", stateSize(100))},
+	{figStartSynced, "%.1f", largestStart(func(s results.Startup) float64 { return s.CachesSynced.Seconds() })},
+	{figStartReconciled, "%.1f", largestStart(func(s results.Startup) float64 { return s.Reconciled.Seconds() })},
+	{figStartCPU, "%.2f", largestStart(func(s results.Startup) float64 { return s.CPUSeconds })},
+	{figStartRSS, "%.1f", largestStart(func(s results.Startup) float64 { return float64(s.PeakRSSBytes) / mib })},
+}
+
+// largestStart is the largest f of the starts measured, which has data when one was.
+func largestStart(f func(results.Startup) float64) func(aggregate) (float64, bool) {
+	return func(a aggregate) (float64, bool) {
+		v := 0.0
+		for _, s := range a.starts {
+			v = max(v, f(s))
+		}
+		return v, len(a.starts) > 0
+	}
+}
+
+func stateScrapesOf(a aggregate) []time.Duration { return a.stateScrapeDurations }
+
+// stateSize is the p-th percentile of the /metrics/state responses' size on the wire, in MiB.
+func stateSize(p float64) func(aggregate) (float64, bool) {
+	return func(a aggregate) (float64, bool) {
+		return float64(results.Percentile(a.stateScrapeBytes, p)) / mib, len(a.stateScrapeBytes) > 0
+	}
+}
+
+// onlyIn has data in the scenario named scenario only.
+func onlyIn(scenario string, f func(aggregate) (float64, bool)) func(aggregate) (float64, bool) {
+	return func(a aggregate) (float64, bool) {
+		if a.scenario != scenario {
+			return 0, false
+		}
+		return f(a)
+	}
 }
 
 func skewsOf(a aggregate) []time.Duration { return a.skews }
@@ -286,12 +334,23 @@ func writeScenario(b *strings.Builder, s results.Scenario) {
 		}
 	}
 	b.WriteString("\n")
+	if len(ours.starts) > 0 || len(peer.starts) > 0 {
+		b.WriteString(startNote)
+	}
 	if len(s.LimitRunsPerSecond) > 0 {
 		fmt.Fprintf(b, "Limit: with no controller running, the bench itself created Jobs at %.1f per second "+
 			"(mean of %d), as many as the burst has CronJobs, with as many requests in flight as ours has workers.\n\n",
 			ours.limit, len(s.LimitRunsPerSecond))
 	}
 }
+
+// startNote says how the start rows were observed.
+const startNote = "Time to start: the controller stopped and started again with its CronJobs present, timed from " +
+	"its exec to the first poll of its metrics (every 100 ms, so up to 0.1 s late) that showed, on its CronJob " +
+	"workqueue, a first CronJob handed to a worker (`workqueue_queue_duration_seconds_count` > 0: its workers " +
+	"start once its caches have synced) and then as many adds as CronJobs with the queue empty " +
+	"(`workqueue_adds_total` ≥ CronJobs, `workqueue_depth` 0: every CronJob reconciled); its CPU seconds and peak " +
+	"RSS then. The largest of the repetitions.\n\n"
 
 // tableRow returns the row of figure f, or false when neither controller has data for it and it has no
 // target (a target row stays, so a missing figure shows as not met).

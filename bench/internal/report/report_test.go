@@ -25,7 +25,8 @@ func millis(vs ...float64) []time.Duration {
 }
 
 // testRun is a small hand-built run: "single" with two repetitions of each controller, "burst" where the
-// peer observed no Job (and the limit was measured twice), "population" where nothing was measured, and "empty" without results.
+// peer observed no Job (and the limit was measured twice), "population" where no Job was observed but ours'
+// /metrics/state was scraped, and "empty" without results.
 func testRun() *results.Run {
 	// single is r as repetition rep of c over a five-minute window, with skews.
 	single := func(c results.Controller, rep int, skews []time.Duration, r results.Result) results.Result {
@@ -51,12 +52,31 @@ func testRun() *results.Run {
 	}
 	ours0, ours1, peer0, peer1 := oursSingle, oursSingle, peerSingle, peerSingle
 	ours0.PeakRSSBytes, ours0.HeapBytes = 40*mib, 20*mib
+	// Scraped in every scenario, reported in the population's only.
+	ours0.StateScrapes = []results.Scrape{{Duration: time.Millisecond, WireBytes: 1000}}
 	ours1.PeakRSSBytes, ours1.HeapBytes, ours1.Duplicates = 50*mib, 30*mib, 1
 
 	burstOurs0, burstOurs1, burstPeer := window(results.Ours, 0), window(results.Ours, 1), window(results.Peer, 0)
 	burstOurs0.Skews, burstOurs0.CreateSkews, burstOurs0.RunsPerSecond = millis(1000, 2000), millis(5, 15), 300
 	burstOurs1.Skews, burstOurs1.RunsPerSecond = millis(7000), 200
 	burstPeer.Expected, burstPeer.Lost, burstPeer.RunsPerSecond = 3, 3, 100
+
+	population := window(results.Ours, 0)
+	population.StateScrapes = []results.Scrape{
+		{Duration: 40 * time.Millisecond, WireBytes: mib},
+		{Duration: 120 * time.Millisecond, WireBytes: 3 * mib / 2},
+		{Duration: 80 * time.Millisecond, WireBytes: mib / 2},
+	}
+	population.Startup = &results.Startup{CronJobs: 1000, CachesSynced: 1500 * time.Millisecond,
+		Reconciled: 4 * time.Second, CPUSeconds: 3.25, PeakRSSBytes: 100 * mib}
+	// A second repetition of ours whose start was not measured, and one whose start was longer but used
+	// less CPU: each row is the largest.
+	populationOurs1, populationOurs2 := window(results.Ours, 1), window(results.Ours, 2)
+	populationOurs2.Startup = &results.Startup{CronJobs: 1000, CachesSynced: time.Second,
+		Reconciled: 5 * time.Second, CPUSeconds: 2, PeakRSSBytes: 90 * mib}
+	populationPeer := window(results.Peer, 0)
+	populationPeer.Startup = &results.Startup{CronJobs: 1000, CachesSynced: 2 * time.Second,
+		Reconciled: 8 * time.Second, CPUSeconds: 6.5, PeakRSSBytes: 150 * mib}
 
 	return &results.Run{
 		Started:  reportAnchor,
@@ -76,7 +96,7 @@ func testRun() *results.Run {
 				single(results.Peer, 1, millis(160, 170, 180, 190, 200), peer1),
 			}},
 			{Name: "burst", Results: []results.Result{burstOurs0, burstPeer, burstOurs1}, LimitRunsPerSecond: []float64{300, 500}},
-			{Name: "population", Results: []results.Result{window(results.Ours, 0)}},
+			{Name: "population", Results: []results.Result{population, populationPeer, populationOurs1, populationOurs2}},
 			{Name: "empty"},
 		},
 	}
@@ -152,19 +172,27 @@ func TestRenderMarkdownScenarioTables(t *testing.T) {
 				"| kube-apiserver + etcd CPU ms per run | 0.00 | n/a | n/a |  |  |",
 			},
 		},
-		"nothing measured: only rows with a target stay, not met": {
+		"no Job observed: rows with a target stay, not met; ours' /metrics/state scrapes; the starts, the largest of the repetitions": {
 			section: "population",
 			want: []string{
 				header,
-				"| runs due | 0 | n/a | n/a |  |  |",
-				"| lost | 0 | n/a | n/a | 0 | yes |",
-				"| duplicated | 0 | n/a | n/a | 0 | yes |",
+				"| runs due | 0 | 0 | n/a |  |  |",
+				"| lost | 0 | 0 | n/a | 0 | yes |",
+				"| duplicated | 0 | 0 | n/a | 0 | yes |",
 				"| writes per run (excluding events) | n/a | n/a | n/a | ≤ 2 | no |",
 				"| requests per second while idle | n/a | n/a | n/a | 0 | no |",
 				"| skew p50 (ms) | n/a | n/a | n/a | ≤ 1 × peer | no |",
 				"| skew max (ms) | n/a | n/a | n/a | ≤ 1 × peer | no |",
-				"| CPU seconds | 0.00 | n/a | n/a |  |  |",
+				"| CPU seconds | 0.00 | 0.00 | n/a |  |  |",
 				"| Go heap in use (MiB) | n/a | n/a | n/a | ≤ 150 | no |",
+				"| /metrics/state scrape p50 (ms) | 80.0 | n/a | n/a |  |  |",
+				"| /metrics/state scrape max (ms) | 120.0 | n/a | n/a |  |  |",
+				"| /metrics/state size p50 (MiB, gzip) | 1.00 | n/a | n/a |  |  |",
+				"| /metrics/state size max (MiB, gzip) | 1.50 | n/a | n/a |  |  |",
+				"| time to start: caches synced (s) | 1.5 | 2.0 | 0.75 |  |  |",
+				"| time to start: every CronJob reconciled (s) | 5.0 | 8.0 | 0.62 |  |  |",
+				"| CPU seconds of the start | 3.25 | 6.50 | 0.50 |  |  |",
+				"| peak RSS of the start (MiB) | 100.0 | 150.0 | 0.67 |  |  |",
 			},
 		},
 		"no results: no table": {
@@ -208,11 +236,15 @@ func TestRenderMarkdownHeaderAndRequests(t *testing.T) {
 			"| update cronjobs/status | 0 | 20 |\n" +
 			"| watch cronjobs | 2 | 0 |\n\n### burst\n\nNo requests recorded.\n\n",
 		"## empty\n\nNo results.\n\n",
+		"| peak RSS of the start (MiB) | 100.0 | 150.0 | 0.67 |  |  |\n\nTime to start: the controller stopped and started again",
 		"\n![skew distributions](skew.png)\n",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report lacks\n%s\nreport:\n%s", want, md)
 		}
+	}
+	if n := strings.Count(md, "Time to start: "); n != 1 {
+		t.Errorf("the note on the start rows is in the report %d times, want once (the population's)", n)
 	}
 	if again := renderMarkdown(testRun()); again != md {
 		t.Errorf("renderMarkdown is not deterministic (-first,+second):\n%s", cmp.Diff(md, again))
@@ -242,6 +274,47 @@ func TestWrite(t *testing.T) {
 	}
 	if diff := cmp.Diff(run, got); diff != "" {
 		t.Errorf("results.json round trip (-want,+got):\n%s", diff)
+	}
+}
+
+// resultsBeforeStarts is a results.json as the bench wrote it before it recorded /metrics/state scrapes and
+// starts (bench/results/20261203T074440Z-custom, its skews cut to two).
+const resultsBeforeStarts = `{
+  "started": "2026-12-03T07:44:40Z", "duration": 816000000000, "mode": "custom",
+  "machine": {"cpus": 2, "cpuModel": "Test CPU", "memoryGiB": 7.7, "kernel": "6.8.0"},
+  "versions": {"go": "go1.26.8"},
+  "settings": {"qps": 1000, "burst": 2000, "oursMaxConcurrentReconciles": 4, "peerConcurrentSyncs": 5, "repetitions": 1, "flags": {"scenarios": "population"}},
+  "scenarios": [{"name": "population", "description": "10000 CronJobs: 100 minutely.", "results": [{
+    "controller": "ours", "repetition": 0, "start": "2026-12-03T07:46:00Z", "end": "2026-12-03T07:55:30Z",
+    "skews": [324700000, 1374900000], "createSkews": [322100000], "expected": 2, "lost": 0, "duplicates": 0,
+    "requests": {"create jobs": 2, "update cronjobs/status": 2}, "idleSeconds": 490, "idleRequests": 0,
+    "idleCPUSeconds": 0.25, "cpuSeconds": 9.15, "controlPlaneCPUSeconds": 51.6, "peakRSSBytes": 155818393,
+    "heapBytes": 100873011
+  }]}]
+}
+`
+
+func TestReadResultsWrittenBeforeStartsAndScrapes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.json")
+	if err := os.WriteFile(path, []byte(resultsBeforeStarts), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run, err := readResults(path)
+	if err != nil {
+		t.Fatalf("readResults of an older results.json: %v", err)
+	}
+	r := run.Scenarios[0].Results[0]
+	if r.Startup != nil || r.StateScrapes != nil || r.HeapBytes != 100873011 {
+		t.Errorf("older result: startup %v, state scrapes %v, heap %d; want none, none, 100873011", r.Startup, r.StateScrapes, r.HeapBytes)
+	}
+	rows := sectionRows(t, renderMarkdown(run), "population")
+	for _, absent := range []string{figStartSynced, figStartReconciled, figStartCPU, figStartRSS, figStateScrapeP50, figStateSizeMax} {
+		if row, ok := rows[absent]; ok {
+			t.Errorf("the report of an older result has the row %q", row)
+		}
+	}
+	if want := "| Go heap in use (MiB) | 96.2 | n/a | n/a | ≤ 150 | yes |"; rows[figHeap] != want {
+		t.Errorf("heap row = %q, want %q", rows[figHeap], want)
 	}
 }
 

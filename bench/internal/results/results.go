@@ -1,6 +1,7 @@
 package results
 
 import (
+	"cmp"
 	"slices"
 	"time"
 )
@@ -110,6 +111,41 @@ type Result struct {
 	ControlPlaneCPUSeconds float64 `json:"controlPlaneCPUSeconds"`
 	PeakRSSBytes           int64   `json:"peakRSSBytes"`
 	HeapBytes              int64   `json:"heapBytes,omitempty"`
+	// StateScrapes are ours' scrapes of its /metrics/state in the window, one before each Go heap sample;
+	// none for the peer, which has no such endpoint, and none in results written before they were recorded.
+	StateScrapes []Scrape `json:"stateScrapes,omitempty"`
+	// Startup is, for the population scenario (-population-start), the controller's start with all its
+	// CronJobs present, after the window: stopped and started again. Nil when not measured (other
+	// scenarios, -population-start=false, a start that could not be observed, results written before it
+	// was measured).
+	Startup *Startup `json:"startup,omitempty"`
+}
+
+// Startup is one start of a controller with its CronJobs present. Its times are from the process's start
+// (its exec) to the first poll of its metrics (every 100 ms) that showed each step on its CronJob
+// workqueue; nothing of it counts in the Result's window.
+type Startup struct {
+	// CronJobs is how many CronJobs the controller had.
+	CronJobs int `json:"cronJobs"`
+	// CachesSynced is the time until the workqueue had handed a first CronJob to a worker
+	// (workqueue_queue_duration_seconds_count > 0): the workers start once the caches have synced (the
+	// initial list of the CronJobs and Jobs).
+	CachesSynced time.Duration `json:"cachesSynced"`
+	// Reconciled is the time until the workqueue had had at least CronJobs adds (workqueue_adds_total) and
+	// was empty (workqueue_depth 0): every CronJob had been handed to a worker once.
+	Reconciled time.Duration `json:"reconciled"`
+	// CPUSeconds and PeakRSSBytes are the process's CPU time and peak resident set (VmHWM) when Reconciled
+	// was seen.
+	CPUSeconds   float64 `json:"cpuSeconds"`
+	PeakRSSBytes int64   `json:"peakRSSBytes"`
+}
+
+// Scrape is one scrape of a metrics endpoint, as Prometheus would make it (gzip accepted).
+type Scrape struct {
+	// Duration is from sending the request to reading the last byte of the response.
+	Duration time.Duration `json:"duration"`
+	// WireBytes is the size of the response body as sent: gzip-compressed when the endpoint compresses.
+	WireBytes int64 `json:"wireBytes"`
 }
 
 // Writes is the number of mutating requests (create, update, patch, delete, deletecollection) in r.Requests,
@@ -158,13 +194,14 @@ func isRead(verb string) bool { return verb == "get" || verb == "list" }
 
 func isEvent(resource string) bool { return resource == "events" }
 
-// Percentile returns the p-th percentile (0 < p <= 100) of ds by the nearest-rank method, or 0 when ds is
-// empty. ds is not modified.
-func Percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
+// Percentile returns the p-th percentile (0 < p <= 100) of xs (durations, byte counts, ...) by the
+// nearest-rank method, or the zero value when xs is empty. xs is not modified.
+func Percentile[T cmp.Ordered](xs []T, p float64) T {
+	if len(xs) == 0 {
+		var zero T
+		return zero
 	}
-	s := append([]time.Duration(nil), ds...)
+	s := slices.Clone(xs)
 	slices.Sort(s)
 	rank := int(p/100*float64(len(s)) + 0.999999999)
 	rank = min(max(rank, 1), len(s))

@@ -35,6 +35,19 @@ func TestPercentile(t *testing.T) {
 	}
 }
 
+func TestPercentileOfByteCounts(t *testing.T) {
+	sizes := []int64{3 << 20, 1 << 20, 2 << 20}
+	if got := Percentile(sizes, 50); got != 2<<20 {
+		t.Errorf("Percentile(%v, 50) = %d, want the middle one, %d", sizes, got, 2<<20)
+	}
+	if got := Percentile(sizes, 100); got != 3<<20 {
+		t.Errorf("Percentile(%v, 100) = %d, want the largest, %d", sizes, got, 3<<20)
+	}
+	if got := Percentile([]int64(nil), 50); got != 0 {
+		t.Errorf("Percentile of no sizes = %d, want 0", got)
+	}
+}
+
 // millis returns the durations of vs milliseconds.
 func millis(vs ...float64) []time.Duration {
 	ds := make([]time.Duration, len(vs))

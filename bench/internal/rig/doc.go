@@ -3,6 +3,7 @@
 // (kube-controller-manager --controllers=cronjob), as processes under their own users.
 //
 // Files: controlplane.go (ControlPlane, its users and audit policy), controllers.go (Rig: how to start a
-// controller and speak its CronJob kind), procs.go (Process: a controller's process and its CPU, RSS and
-// heap, read from /proc and its metrics), procs_test.go (the /proc readers).
+// controller, speak its CronJob kind and delete what a phase created), procs.go (Process: a controller's
+// process and its CPU and RSS, read from /proc), scrape.go (scraping a metrics endpoint, timed and sized;
+// the Go heap), tls.go (the certificate the peer serves its metrics with), and their tests.
 package rig

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -27,7 +26,10 @@ type Process struct {
 	log  *os.File
 	done chan struct{}
 	err  error
-	// MetricsURL is ours' Prometheus endpoint (http://127.0.0.1:<port>/metrics); empty for the peer.
+	// Started is when the process was started (its exec done).
+	Started time.Time
+	// MetricsURL is ours' Prometheus endpoint (http://127.0.0.1:<port>/metrics), and the peer's when the
+	// rig started it with StartServingMetrics (https://127.0.0.1:<port>/metrics); empty otherwise.
 	MetricsURL string
 	// StateMetricsURL is ours' per-CronJob state endpoint (http://127.0.0.1:<port>/metrics/state); empty
 	// for the peer.
@@ -35,6 +37,11 @@ type Process struct {
 	// PprofURL is ours' pprof endpoint (http://127.0.0.1:<port>/debug/pprof) when the rig was asked to
 	// profile (Rig.Profile); empty otherwise and for the peer.
 	PprofURL string
+	// queue is the name of the controller's CronJob workqueue in its metrics (QueueName).
+	queue string
+	// metricsClient reads MetricsURL (nil: http.DefaultClient); for the peer's HTTPS, it trusts the rig's
+	// certificate.
+	metricsClient *http.Client
 	// lastCPU and lastRSS hold the figures /proc gave last, so a process that has exited still reports
 	// what it used up to its last sample.
 	lastCPU float64
@@ -55,7 +62,7 @@ func startProcess(name, logPath string, argv []string) (*Process, error) {
 		_ = f.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}
-	p := &Process{name: name, cmd: cmd, log: f, done: make(chan struct{})}
+	p := &Process{name: name, cmd: cmd, log: f, done: make(chan struct{}), Started: time.Now()}
 	go func() {
 		p.err = cmd.Wait()
 		close(p.done)
@@ -74,9 +81,16 @@ func (p *Process) Exited(during string) error {
 	}
 }
 
-// Stop samples the process's CPU time and peak RSS a last time (cpuSeconds and peakRSS report them
-// afterwards), sends SIGTERM and waits up to timeout for it to exit, then kills it.
+// Stop samples the process's CPU time and peak RSS a last time (CPUSeconds and PeakRSS report them
+// afterwards), sends SIGTERM and waits up to timeout for it to exit, then kills it. Stopping a process
+// that has exited only closes its log.
 func (p *Process) Stop(timeout time.Duration) {
+	select {
+	case <-p.done:
+		_ = p.log.Close()
+		return
+	default:
+	}
 	p.sample()
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
@@ -96,6 +110,23 @@ func (p *Process) sample() {
 	if rss, err := procPeakRSS(p.cmd.Process.Pid); err == nil {
 		p.lastRSS = rss
 	}
+}
+
+// QueueName is the name label of the controller's CronJob workqueue in its workqueue metrics
+// (workqueue_adds_total{name=...}).
+func (p *Process) QueueName() string { return p.queue }
+
+// ScrapeMetrics scrapes the process's MetricsURL as Scrape does. Errors: there is no MetricsURL, or the
+// scrape failed.
+func (p *Process) ScrapeMetrics(ctx context.Context) (Scraped, error) {
+	if p.MetricsURL == "" {
+		return Scraped{}, fmt.Errorf("%s serves no metrics", p.name)
+	}
+	hc := p.metricsClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return scrape(ctx, hc, p.MetricsURL)
 }
 
 // String names the process and its log, for error messages.
@@ -162,38 +193,6 @@ func procPeakRSS(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
-}
-
-// Scrape GETs a Prometheus endpoint as Prometheus does (gzip accepted) and returns the body.
-func Scrape(ctx context.Context, url string) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return io.ReadAll(resp.Body)
-}
-
-// HeapInUse scrapes go_memstats_heap_inuse_bytes from a Prometheus endpoint.
-func HeapInUse(ctx context.Context, url string) (int64, error) {
-	b, err := Scrape(ctx, url)
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "go_memstats_heap_inuse_bytes "); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return int64(f), err
-		}
-	}
-	return 0, fmt.Errorf("no go_memstats_heap_inuse_bytes at %s", url)
 }
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
