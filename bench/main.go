@@ -92,7 +92,15 @@ func main() {
 	flag.StringVar(&b.oursArgs, "ours-args", "", "Extra flags of ours' manager, space-separated (e.g. --pprof-bind-address=127.0.0.1:6060 --zap-log-level=debug).")
 	flag.IntVar(&profileSeconds, "profile", 0, "Seconds of CPU profile to capture at the start of each measured window, of kube-apiserver and of ours (0: none); written to the results directory's work/ (not committed) as <scenario>-<controller>-<repetition>-{kube-apiserver,controller}.pprof.")
 	flag.StringVar(&controllers, "controllers", "ours,peer", "Controllers to run: ours,peer, or one of them for tuning (the report then has one column empty).")
+	rerender := flag.String("rerender", "", "A results directory whose report.md and skew.png are rewritten from its results.json (after a change of the report's figures or targets); nothing is run.")
 	flag.Parse()
+	if *rerender != "" {
+		if err := report.Rerender(*rerender); err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	defaults, ok := modeDefaults[mode]
 	if !ok {
 		fmt.Fprintf(os.Stderr, "bench: unknown -mode %q: use quick or full\n", mode)
