@@ -260,15 +260,7 @@ func TestWrite(t *testing.T) {
 		t.Fatalf("Write: %v", err)
 	}
 
-	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(renderMarkdown(run), string(report)); diff != "" {
-		t.Errorf("report.md (-want,+got):\n%s", diff)
-	}
-
-	assertPNG(t, filepath.Join(dir, "skew.png"))
+	assertRendered(t, dir, run)
 
 	got, err := readResults(filepath.Join(dir, "results.json"))
 	if err != nil {
@@ -320,6 +312,19 @@ func TestReadResultsWrittenBeforeStartsAndScrapes(t *testing.T) {
 	}
 }
 
+// assertRendered checks that dir holds run's report.md, as renderMarkdown renders it, and a skew.png.
+func assertRendered(t *testing.T, dir string, run *results.Run) {
+	t.Helper()
+	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(renderMarkdown(run), string(report)); diff != "" {
+		t.Errorf("report.md (-want,+got):\n%s", diff)
+	}
+	assertPNG(t, filepath.Join(dir, "skew.png"))
+}
+
 func TestRerender(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "results.json")
@@ -338,14 +343,7 @@ func TestRerender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	report, err := os.ReadFile(filepath.Join(dir, "report.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(renderMarkdown(run), string(report)); diff != "" {
-		t.Errorf("report.md (-want,+got):\n%s", diff)
-	}
-	assertPNG(t, filepath.Join(dir, "skew.png"))
+	assertRendered(t, dir, run)
 	kept, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
