@@ -188,7 +188,7 @@ var _ = Describe("Upgrade", Label("upgrade"), Serial, Ordered, func() {
 		// Replaced, not applied: a server-side apply keeps the conversion webhook's caBundle, which the
 		// manager's rotator wrote under its own field manager, and the API server refuses a conversion
 		// with a caBundle and no strategy.
-		run(ctx, strings.NewReader(cronJobCRDOf(previous)), settings.kubectl, "--kubeconfig", kubeconfig(), "replace", "-f", "-")
+		replaceCRD(ctx, kubeconfig(), cronJobCRDOf(previous))
 		applyServerSide(ctx, kubeconfig(), previous)
 		waitForRollout(ctx)
 		Expect(k8sClient.Get(ctx, client.ObjectKey{Name: crdName}, crd)).To(Succeed())
@@ -210,6 +210,27 @@ var _ = Describe("Upgrade", Label("upgrade"), Serial, Ordered, func() {
 		checkStatusMatchesJobs(ctx, append(cjs, delta)...)
 	})
 })
+
+// replaceCRD replaces the CRD with manifest by kubectl replace (with kubeconfig), retrying on a conflict:
+// kubectl reads the CRD's resourceVersion and then sends the PUT, and in between the migration's status
+// write or the manager's caBundle injection may change it. Any other error fails the spec at once.
+func replaceCRD(ctx context.Context, kubeconfig, manifest string) {
+	GinkgoHelper()
+	Eventually(func() error {
+		cmd := exec.CommandContext(ctx, settings.kubectl, "--kubeconfig", kubeconfig, "replace", "-f", "-")
+		cmd.Stdin = strings.NewReader(manifest)
+		out, err := cmd.CombinedOutput()
+		switch {
+		case err == nil:
+			GinkgoWriter.Printf("kubectl replace -f -:\n%s\n", out)
+			return nil
+		case strings.Contains(string(out), "Error from server (Conflict)"):
+			return fmt.Errorf("kubectl replace -f -: %w: %s", err, out)
+		default:
+			return StopTrying(fmt.Sprintf("kubectl replace -f -: %s", out)).Wrap(err)
+		}
+	}).WithTimeout(settleWait).Should(Succeed())
+}
 
 // startVersionLoad creates a CronJob in v1, reads it in v2 and lists the namespace in v1 every
 // admissionInterval: with v2 stored, each of them goes through the conversion webhook, and the creates
