@@ -18,6 +18,7 @@ import (
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
@@ -29,6 +30,7 @@ import (
 	"github.com/cronjob-operator/cronjob-operator/controllers"
 	"github.com/cronjob-operator/cronjob-operator/controllers/selftest"
 	"github.com/cronjob-operator/cronjob-operator/controllers/version"
+	"github.com/cronjob-operator/cronjob-operator/controllers/webhooks"
 )
 
 // main parses the flags, sets up the logger, the Go memory limit, the manager, the webhook certificate, the
@@ -60,7 +62,9 @@ func main() {
 		log.Error(err, "Unsupported Kubernetes")
 		os.Exit(1)
 	}
-	mgr, err := newManager(cfg, &o)
+	// Cancelled at SIGTERM: the manager stops, and the webhook server starts draining (newManager).
+	ctx := ctrl.SetupSignalHandler()
+	mgr, err := newManager(cfg, &o, ctx.Done())
 	if err != nil {
 		log.Error(err, "Unable to create manager")
 		os.Exit(1)
@@ -88,7 +92,7 @@ func main() {
 	log.Info("Starting manager", "version", version.Get().String(), "watchNamespaces", o.watchNamespaces, "leaderElect", o.leaderElect, "webhooks", o.enableWebhooks,
 		"maxConcurrentReconciles", o.maxConcurrent, "maxWaitingRunsPerCronJob", o.maxWaitingRuns, "qps", o.qps, "burst", o.burst,
 		"http2", o.servers.enableHTTP2, "goMemoryLimit", debug.SetMemoryLimit(-1))
-	if err := cronJobs.Start(ctrl.SetupSignalHandler()); err != nil {
+	if err := cronJobs.Start(ctx); err != nil {
 		log.Error(err, "Manager exited with an error")
 		os.Exit(1)
 	}
@@ -98,8 +102,9 @@ func main() {
 // scheme and the client rate limit, cache, servers, probes and leader election of o. It sets o's rate limit
 // and the project's User-Agent (version.Info.UserAgent) on cfg, and writes every object as the field manager
 // version.Name, so metadata.managedFields and the API server's audit log name cronjob-operator, not the
-// binary ("manager"). It returns controller-runtime's error when the manager cannot be made.
-func newManager(cfg *rest.Config, o *options) (ctrl.Manager, error) {
+// binary ("manager"). Its webhook server drains (webhooks.DrainingServer) from when stopping is closed. It
+// returns controller-runtime's error when the manager cannot be made.
+func newManager(cfg *rest.Config, o *options, stopping <-chan struct{}) (ctrl.Manager, error) {
 	scheme := runtime.NewScheme()
 	utilruntime.Must(clientgoscheme.AddToScheme(scheme))
 	utilruntime.Must(cronjobv1.AddToScheme(scheme))
@@ -113,7 +118,7 @@ func newManager(cfg *rest.Config, o *options) (ctrl.Manager, error) {
 		Client:                 client.Options{FieldOwner: version.Name},
 		Cache:                  controllers.CacheOptions(splitNamespaces(o.watchNamespaces)...),
 		Metrics:                o.servers.metrics(),
-		WebhookServer:          webhook.NewServer(o.servers.webhook()),
+		WebhookServer:          webhooks.NewDrainingServer(webhook.NewServer(o.servers.webhook()), stopping, webhooks.DefaultDrain, clock.RealClock{}),
 		HealthProbeBindAddress: o.probeAddr,
 		PprofBindAddress:       o.pprofAddr,
 		LeaderElection:         o.leaderElect,
@@ -129,7 +134,7 @@ func newManager(cfg *rest.Config, o *options) (ctrl.Manager, error) {
 // selfTest runs the installation's checks (controllers/selftest) against the API server of getConfig's
 // config (in a Pod: its ServiceAccount's), in namespace ns (POD_NAMESPACE when empty), within a minute,
 // printing a line per check. It returns an error when a check fails, there is no namespace or no config.
-func selfTest(getConfig func() (*rest.Config, error), ns string, webhooks bool) error {
+func selfTest(getConfig func() (*rest.Config, error), ns string, withWebhooks bool) error {
 	if ns == "" {
 		ns = os.Getenv("POD_NAMESPACE")
 	}
@@ -151,7 +156,7 @@ func selfTest(getConfig func() (*rest.Config, error), ns string, webhooks bool) 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	fmt.Println(version.Get())
-	return selftest.Run(ctx, c, selftest.Options{Namespace: ns, Webhooks: webhooks}, os.Stdout)
+	return selftest.Run(ctx, c, selftest.Options{Namespace: ns, Webhooks: withWebhooks}, os.Stdout)
 }
 
 // webhookOptions adds the webhook certificate rotator to mgr (addWebhookCertRotator) and returns the
@@ -169,8 +174,8 @@ func webhookOptions(mgr ctrl.Manager, certs webhookCertOptions) (*controllers.We
 // readiness is the manager's readiness check. Without webhooks it is a ping. With them, the manager is ready
 // once they are registered (registered is closed, after the certificate) and their server has started: the
 // first registration adds the webhook server to the manager, which starts it.
-func readiness(mgr ctrl.Manager, webhooks bool, registered <-chan struct{}) healthz.Checker {
-	if !webhooks {
+func readiness(mgr ctrl.Manager, withWebhooks bool, registered <-chan struct{}) healthz.Checker {
+	if !withWebhooks {
 		return healthz.Ping
 	}
 	return readyAfter(registered, func(req *http.Request) error { return mgr.GetWebhookServer().StartedChecker()(req) })

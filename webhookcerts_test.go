@@ -138,7 +138,7 @@ func startRotator(ctx context.Context, admin *rest.Config, certDir string) <-cha
 	var o options
 	fs := flag.NewFlagSet("manager", flag.ContinueOnError)
 	Expect(o.parse(fs, []string{"--metrics-bind-address=0", "--health-probe-bind-address=0"})).To(Succeed())
-	mgr, err := newManager(cfg, &o)
+	mgr, err := newManager(cfg, &o, nil)
 	Expect(err).NotTo(HaveOccurred())
 	GinkgoT().Setenv("POD_NAMESPACE", operatorNamespace)
 	ready, err := addWebhookCertRotator(mgr, webhookCertOptions{
