@@ -4,6 +4,6 @@
 // CronJobRun webhook (SetupCronJobRunWebhookWithManager) warns at create when the named CronJob is missing,
 // refuses values of spec.parameters that do not fit the CronJob's parameters, and refuses a range backfill
 // (spec.range) that reaches into the future or holds no slot or more than MaxBackfillSlots. The manager
-// serves them all, and the conversion webhook, through a DrainingServer, which stops without failing the
-// API server's requests on its kept-alive connections.
+// serves them all, and the conversion webhook, through a DrainingServer, which moves the API server's
+// kept-alive connections to other replicas before it stops.
 package webhooks

@@ -21,11 +21,13 @@ const DefaultDrain = 2 * time.Second
 //
 // Why: the webhook server speaks HTTP/1.1 (tlsOptions), and the API server keeps idle keep-alive
 // connections to each replica. When a server shuts down it closes its idle connections, and a request the
-// API server writes on one of them at that moment fails with EOF. The API server does not retry a
-// conversion webhook call (apiextensions-apiserver's webhook converter), so a client's create or get fails
-// during a rollout. A response with "Connection: close" instead tells the API server to drop the connection
-// after it, so by the end of the drain the connections it still uses are to other replicas. The e2e
-// upgrade spec's rollout under load (e2e/upgrade_test.go) saw the EOF without it.
+// API server writes on one of them at that moment fails with EOF. The API server retries neither a
+// conversion webhook call (apiextensions-apiserver's webhook converter) nor an admission call, so a
+// client's create or get fails during a rollout. A response with "Connection: close" instead tells the API
+// server to drop the connection after it, so the connections it keeps using during the drain move to other
+// replicas. This makes the race unlikely, not impossible: a connection to this replica that stays idle for
+// the whole drain is still closed by the shutdown. The e2e upgrade spec's rollout under load
+// (e2e/upgrade_test.go) saw the EOF without it.
 type DrainingServer struct {
 	webhook.Server
 	stopping <-chan struct{}
@@ -35,9 +37,12 @@ type DrainingServer struct {
 }
 
 // NewDrainingServer wraps inner. The drain starts when stopping is closed (the manager's signal context,
-// cancelled at SIGTERM: the webhook group's own context is cancelled last, after the controllers and
-// caches have stopped) or when Start's context is cancelled, whichever comes first; inner is stopped drain
-// after that, measured on clk. drain 0 stops inner at once, as inner alone would.
+// cancelled at SIGTERM; the webhook group's own context is cancelled only after the controllers and caches
+// have stopped) or when Start's context is cancelled, whichever comes first. inner is stopped at the later
+// of the drain's end (drain after its start, measured on clk) and the cancellation of Start's context.
+// With drain 0, inner stops when Start's context is cancelled, as it would alone; its responses still
+// carry "Connection: close" from the start of the drain. The Pod's terminationGracePeriodSeconds must
+// leave room for the preStop, the drain and the stop after it.
 func NewDrainingServer(inner webhook.Server, stopping <-chan struct{}, drain time.Duration, clk clock.Clock) *DrainingServer {
 	return &DrainingServer{Server: inner, stopping: stopping, drain: drain, clock: clk}
 }
@@ -70,11 +75,11 @@ func (s *DrainingServer) Start(ctx context.Context) error {
 	case <-s.stopping:
 	case <-ctx.Done():
 	}
-	s.draining.Store(true)
 	var drained <-chan time.Time
 	if s.drain > 0 {
 		drained = s.clock.After(s.drain)
 	}
+	s.draining.Store(true)
 	for waitCtx := ctx.Done(); waitCtx != nil || drained != nil; {
 		select {
 		case err := <-errc:

@@ -22,16 +22,22 @@ type fakeServer struct {
 	started chan struct{}
 	stopped chan struct{}
 	err     error
+	// startFn, when set, replaces the run until cancelled; fail is for it to wait on.
+	startFn func(context.Context) error
+	fail    chan struct{}
 }
 
 func newFakeServer() *fakeServer {
-	return &fakeServer{mux: http.NewServeMux(), started: make(chan struct{}), stopped: make(chan struct{})}
+	return &fakeServer{mux: http.NewServeMux(), started: make(chan struct{}), stopped: make(chan struct{}), fail: make(chan struct{})}
 }
 
 func (f *fakeServer) Register(path string, h http.Handler) { f.mux.Handle(path, h) }
 
 func (f *fakeServer) Start(ctx context.Context) error {
 	close(f.started)
+	if f.startFn != nil {
+		return f.startFn(ctx)
+	}
 	if f.err != nil {
 		return f.err
 	}
@@ -67,6 +73,7 @@ func TestDrainingServerKeepsServingForTheDrainAfterSIGTERM(t *testing.T) {
 	// SIGTERM: the signal context is cancelled; the manager has not yet stopped the webhook group.
 	close(stopping)
 	g.Eventually(s.Draining).Should(BeTrue())
+	g.Expect(clk.HasWaiters()).To(BeTrue(), "the drain's timer is set before the drain starts")
 	g.Expect(connectionHeader(inner, "/convert")).To(Equal("close"), "each response closes its connection while draining")
 	g.Consistently(inner.stopped, "50ms").ShouldNot(BeClosed(), "the server serves until the manager stops it")
 
@@ -113,6 +120,29 @@ func TestDrainingServerWithoutDrainStopsAtOnce(t *testing.T) {
 	g.Eventually(done).Should(Receive(BeNil()))
 }
 
+func TestDrainingServerReturnsTheServersErrorDuringTheDrain(t *testing.T) {
+	g := NewWithT(t)
+	inner := newFakeServer()
+	failed := errors.New("the webhook server failed")
+	inner.startFn = func(ctx context.Context) error {
+		select {
+		case <-inner.fail:
+			return failed
+		case <-ctx.Done():
+			return nil
+		}
+	}
+	stopping := make(chan struct{})
+	s := NewDrainingServer(inner, stopping, time.Minute, clocktesting.NewFakeClock(drainT0))
+	done := make(chan error, 1)
+	go func() { done <- s.Start(context.Background()) }()
+	<-inner.started
+	close(stopping)
+	g.Eventually(s.Draining).Should(BeTrue())
+	close(inner.fail)
+	g.Eventually(done).Should(Receive(MatchError(failed)), "at once, not at the drain's end")
+}
+
 func TestDrainingServerReturnsTheServersError(t *testing.T) {
 	g := NewWithT(t)
 	inner := newFakeServer()
@@ -129,13 +159,14 @@ func TestDrainingServerClosesKeepAliveConnections(t *testing.T) {
 	g := NewWithT(t)
 	inner := newFakeServer()
 	stopping := make(chan struct{})
-	s := NewDrainingServer(inner, stopping, time.Minute, clocktesting.NewFakeClock(drainT0))
+	clk := clocktesting.NewFakeClock(drainT0)
+	s := NewDrainingServer(inner, stopping, time.Minute, clk)
 	s.Register("/convert", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "{}") }))
 	ts := httptest.NewServer(inner.mux)
 	defer ts.Close()
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { _ = s.Start(ctx) }()
+	done := make(chan error, 1)
+	go func() { done <- s.Start(ctx) }()
 	<-inner.started
 
 	post := func() *http.Response {
@@ -149,4 +180,7 @@ func TestDrainingServerClosesKeepAliveConnections(t *testing.T) {
 	close(stopping)
 	g.Eventually(s.Draining).Should(BeTrue())
 	g.Expect(post().Close).To(BeTrue(), "the server closes the connection after a response sent while draining")
+	cancel()
+	clk.Step(time.Minute)
+	g.Eventually(done).Should(Receive(BeNil()))
 }
