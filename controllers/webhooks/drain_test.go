@@ -21,7 +21,6 @@ type fakeServer struct {
 	mux     *http.ServeMux
 	started chan struct{}
 	stopped chan struct{}
-	err     error
 	// startFn, when set, replaces the run until cancelled; fail is for it to wait on.
 	startFn func(context.Context) error
 	fail    chan struct{}
@@ -37,9 +36,6 @@ func (f *fakeServer) Start(ctx context.Context) error {
 	close(f.started)
 	if f.startFn != nil {
 		return f.startFn(ctx)
-	}
-	if f.err != nil {
-		return f.err
 	}
 	<-ctx.Done()
 	close(f.stopped)
@@ -146,9 +142,10 @@ func TestDrainingServerReturnsTheServersErrorDuringTheDrain(t *testing.T) {
 func TestDrainingServerReturnsTheServersError(t *testing.T) {
 	g := NewWithT(t)
 	inner := newFakeServer()
-	inner.err = errors.New("listen tcp :9443: bind: address already in use")
+	bind := errors.New("listen tcp :9443: bind: address already in use")
+	inner.startFn = func(context.Context) error { return bind }
 	s := NewDrainingServer(inner, nil, time.Minute, clocktesting.NewFakeClock(drainT0))
-	g.Expect(s.Start(context.Background())).To(MatchError(inner.err), "at once, without a stop or a drain")
+	g.Expect(s.Start(context.Background())).To(MatchError(bind), "at once, without a stop or a drain")
 }
 
 // TestDrainingServerClosesKeepAliveConnections runs a real HTTP/1.1 server: a client that reuses its
